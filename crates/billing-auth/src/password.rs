@@ -1,0 +1,143 @@
+//! Password hashing with argon2id (OWASP minimum parameters: m = 19 MiB, t = 2, p = 1).
+//!
+//! Hashing costs tens of milliseconds of CPU, so async callers go through [`HashingPool`]:
+//! a fixed number of threads and a bounded queue. A login flood fills the queue and gets
+//! [`AuthError::Busy`] instead of starving every other request.
+
+use std::sync::{Arc, OnceLock, mpsc};
+use std::thread;
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+
+use crate::error::AuthError;
+
+/// Hashes `password` with a fresh random salt into a PHC string.
+pub fn hash_password(password: &str) -> Result<String, AuthError> {
+    Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|hash| hash.to_string())
+        .map_err(|e| AuthError::Internal(format!("hashing failed: {e}")))
+}
+
+/// True when `password` matches the PHC string `hash`; false for a malformed hash too.
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    Argon2::default()
+        .verify_password(password.as_bytes(), hash)
+        .is_ok()
+}
+
+/// A valid hash of no one's password, verified against when a username is unknown so the
+/// answer takes as long as for a known user.
+pub fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| hash_password("no-such-user-dummy-password").unwrap_or_default())
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A fixed set of hashing threads behind a bounded queue.
+#[derive(Clone)]
+pub struct HashingPool {
+    sender: Arc<mpsc::SyncSender<Job>>,
+}
+
+impl HashingPool {
+    pub fn new(threads: usize, queue: usize) -> Self {
+        let (sender, receiver) = mpsc::sync_channel::<Job>(queue);
+        let receiver = Arc::new(std::sync::Mutex::new(receiver));
+        for index in 0..threads.max(1) {
+            let receiver = Arc::clone(&receiver);
+            let spawned = thread::Builder::new()
+                .name(format!("password-hash-{index}"))
+                .spawn(move || {
+                    loop {
+                        let job = match receiver.lock() {
+                            Ok(guard) => guard.recv(),
+                            Err(_) => return,
+                        };
+                        match job {
+                            Ok(job) => job(),
+                            Err(_) => return,
+                        }
+                    }
+                });
+            if let Err(error) = spawned {
+                tracing::error!(%error, "cannot start a password hashing thread");
+            }
+        }
+        Self {
+            sender: Arc::new(sender),
+        }
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, AuthError> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move || {
+            let _ = reply.send(work());
+        });
+        self.sender.try_send(job).map_err(|_| AuthError::Busy)?;
+        answer
+            .await
+            .map_err(|_| AuthError::Internal("hashing thread stopped".into()))
+    }
+
+    pub async fn hash(&self, password: String) -> Result<String, AuthError> {
+        self.run(move || hash_password(&password)).await?
+    }
+
+    pub async fn verify(&self, password: String, hash: String) -> Result<bool, AuthError> {
+        self.run(move || verify_password(&password, &hash)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_salted_argon2id_and_verify() {
+        let first = hash_password("correct horse battery").expect("hash");
+        let second = hash_password("correct horse battery").expect("hash");
+        assert_ne!(first, second, "salts differ");
+        let shape: String = first.split('$').take(4).collect::<Vec<_>>().join("$");
+        insta::assert_snapshot!(shape, @"$argon2id$v=19$m=19456,t=2,p=1");
+        assert!(verify_password("correct horse battery", &first));
+        assert!(!verify_password("wrong horse battery", &first));
+        assert!(!verify_password("anything", "not a hash"));
+    }
+
+    #[test]
+    fn a_saturated_pool_answers_busy_instead_of_queueing_forever() {
+        let pool = HashingPool::new(1, 1);
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let blocker: Job = Box::new(move || {
+            let _ = started_tx.send(());
+            let _ = release_rx.recv();
+        });
+        pool.sender.try_send(blocker).expect("the worker takes it");
+        started_rx.recv().expect("the worker is busy");
+        let (queued_ran_tx, queued_ran_rx) = mpsc::channel::<()>();
+        pool.sender
+            .try_send(Box::new(move || {
+                let _ = queued_ran_tx.send(());
+            }))
+            .expect("one job may wait in the queue");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let refused = runtime.block_on(pool.verify("password".into(), dummy_hash().to_owned()));
+        assert!(matches!(refused, Err(AuthError::Busy)));
+        release_tx.send(()).expect("release");
+        // Once the queued job has run, the worker has taken it off the queue: room again.
+        queued_ran_rx.recv().expect("the queued job runs once the worker is free");
+        let hashed = runtime
+            .block_on(pool.hash("a-password-long-enough".into()))
+            .expect("hashed once free");
+        assert!(verify_password("a-password-long-enough", &hashed));
+    }
+}

@@ -1,0 +1,249 @@
+//! Sign-in, refresh, revoke and bearer checks, on top of the users and refresh-token tables.
+
+use std::time::{Duration, Instant};
+
+use billing_domain::roles::{ContractOwnerScope, Role};
+use billing_persistence::users::UserRow;
+use billing_persistence::{Database, DbConnection, PersistenceError, refresh_tokens, users};
+
+use crate::error::AuthError;
+use crate::password::{HashingPool, dummy_hash};
+use crate::principal::AuthenticatedUser;
+use crate::refresh_token;
+use crate::secret::Secret;
+use crate::throttle::{LoginThrottle, ThrottlePolicy};
+use crate::tokens::AccessTokens;
+
+#[derive(Debug, Clone)]
+pub struct AuthConfig {
+    pub signing_key: Secret,
+    pub issuer: String,
+    pub audience: String,
+    pub access_token_lifetime: Duration,
+    pub refresh_token_lifetime: Duration,
+    /// When set, a sign-in that names a brand must name this one.
+    pub brand: Option<String>,
+    pub throttle: ThrottlePolicy,
+    pub hashing_threads: usize,
+    pub hashing_queue: usize,
+}
+
+/// What a successful sign-in or refresh hands the client.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenPair {
+    pub token: String,
+    pub token_type: &'static str,
+    pub expires_in: i64,
+    pub refresh_token: String,
+    pub username: String,
+}
+
+pub struct AuthService {
+    database: Database,
+    tokens: AccessTokens,
+    hashing: HashingPool,
+    throttle: LoginThrottle,
+    config: AuthConfig,
+}
+
+/// Runs blocking storage work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, AuthError> + Send + 'static,
+) -> Result<T, AuthError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| AuthError::Internal(format!("blocking task failed: {e}")))?
+}
+
+impl AuthService {
+    pub fn new(database: Database, config: AuthConfig) -> Self {
+        let tokens = AccessTokens::new(
+            config.signing_key.expose().as_bytes(),
+            &config.issuer,
+            &config.audience,
+            config.access_token_lifetime.as_secs() as i64,
+        );
+        Self {
+            database,
+            tokens,
+            hashing: HashingPool::new(config.hashing_threads, config.hashing_queue),
+            throttle: LoginThrottle::new(config.throttle),
+            config,
+        }
+    }
+
+    pub fn hashing(&self) -> &HashingPool {
+        &self.hashing
+    }
+
+    /// Signs a user in. Unknown user, wrong password and inactive user give the same error
+    /// after the same work (an unknown user is verified against a dummy hash).
+    pub async fn authenticate(
+        &self,
+        brand: Option<&str>,
+        username: &str,
+        password: Secret,
+        client_address: &str,
+    ) -> Result<TokenPair, AuthError> {
+        if let (Some(expected), Some(given)) = (self.config.brand.as_deref(), brand)
+            && expected != given
+        {
+            return Err(AuthError::BrandMismatch);
+        }
+        self.throttle
+            .check(username, client_address, Instant::now())
+            .map_err(|retry_after| AuthError::TooManyAttempts { retry_after })?;
+        let database = self.database.clone();
+        let name = username.to_owned();
+        // A name no user can have (control characters) is not looked up: PostgreSQL refuses NUL.
+        let user = if name.chars().any(char::is_control) {
+            None
+        } else {
+            blocking(move || Ok(database.read(|c| users::find_by_username(c, &name))?)).await?
+        };
+        let hash = user
+            .as_ref()
+            .map_or_else(|| dummy_hash().to_owned(), |u| u.password_hash.clone());
+        let matches = self
+            .hashing
+            .verify(password.expose().to_owned(), hash)
+            .await?;
+        let user = match user {
+            Some(user) if matches && user.active => user,
+            _ => {
+                self.throttle
+                    .record_failure(username, client_address, Instant::now());
+                return Err(AuthError::InvalidCredentials);
+            }
+        };
+        self.throttle.record_success(username);
+        let database = self.database.clone();
+        let lifetime = self.config.refresh_token_lifetime;
+        let (refresh, user) = blocking(move || {
+            Ok(database.write(|c| {
+                users::record_login(c, user.id, billing_persistence::now())?;
+                let family = uuid::Uuid::new_v4().to_string();
+                let refresh = store_refresh_token(c, user.id, family, lifetime)?;
+                Ok::<_, PersistenceError>((refresh, user))
+            })?)
+        })
+        .await?;
+        self.pair(&user, refresh)
+    }
+
+    /// Exchanges a refresh token for a new pair. A used token presented again revokes its whole
+    /// family: whoever holds a stolen copy is signed out with the victim.
+    pub async fn refresh(&self, presented: Secret) -> Result<TokenPair, AuthError> {
+        let database = self.database.clone();
+        let lifetime = self.config.refresh_token_lifetime;
+        let issued = blocking(move || {
+            Ok(database.write(|c| -> Result<_, PersistenceError> {
+                let Some(row) =
+                    refresh_tokens::find_by_hash(c, &refresh_token::hash(presented.expose()))?
+                else {
+                    return Ok(None);
+                };
+                if row.revoked {
+                    return Ok(None);
+                }
+                if row.used || !refresh_tokens::mark_used(c, row.id)? {
+                    tracing::warn!(
+                        user_id = row.user_id,
+                        "refresh token reused: revoking its family"
+                    );
+                    refresh_tokens::revoke_family(c, &row.family_id)?;
+                    return Ok(None);
+                }
+                if row.expires_at <= billing_persistence::now() {
+                    return Ok(None);
+                }
+                match users::find(c, row.user_id)? {
+                    Some(user) if user.active => {
+                        let refresh = store_refresh_token(c, user.id, row.family_id, lifetime)?;
+                        Ok(Some((user, refresh)))
+                    }
+                    _ => Ok(None),
+                }
+            })?)
+        })
+        .await?;
+        let (user, refresh) = issued.ok_or(AuthError::InvalidRefreshToken)?;
+        self.pair(&user, refresh)
+    }
+
+    /// Signs out: the token's family is revoked. Unknown tokens are accepted silently.
+    pub async fn revoke(&self, presented: Secret) -> Result<(), AuthError> {
+        let database = self.database.clone();
+        blocking(move || {
+            Ok(database.write(|c| {
+                if let Some(row) =
+                    refresh_tokens::find_by_hash(c, &refresh_token::hash(presented.expose()))?
+                {
+                    refresh_tokens::revoke_family(c, &row.family_id)?;
+                }
+                Ok::<_, PersistenceError>(())
+            })?)
+        })
+        .await
+    }
+
+    /// Checks a bearer token and loads the user as they are now: a deactivated user or a
+    /// changed role takes effect on the next request.
+    pub async fn authenticate_bearer(&self, token: &str) -> Result<AuthenticatedUser, AuthError> {
+        let user_id = self.tokens.verify(token)?;
+        let database = self.database.clone();
+        let user = blocking(move || Ok(database.read(|c| users::find(c, user_id))?)).await?;
+        match user {
+            Some(user) if user.active => Ok(principal_of(&user)),
+            Some(_) => Err(AuthError::InvalidToken("the user account is inactive")),
+            None => Err(AuthError::InvalidToken("the user account no longer exists")),
+        }
+    }
+
+    fn pair(&self, user: &UserRow, refresh_token: String) -> Result<TokenPair, AuthError> {
+        Ok(TokenPair {
+            token: self.tokens.issue(user.id, chrono::Utc::now().timestamp())?,
+            token_type: "Bearer",
+            expires_in: self.tokens.lifetime_seconds(),
+            refresh_token,
+            username: user.username.clone(),
+        })
+    }
+}
+
+fn store_refresh_token(
+    connection: &mut DbConnection,
+    user_id: i64,
+    family_id: String,
+    lifetime: Duration,
+) -> Result<String, PersistenceError> {
+    let (token, token_hash) = refresh_token::generate();
+    let now = billing_persistence::now();
+    let lifetime = chrono::Duration::from_std(lifetime).unwrap_or(chrono::Duration::days(30));
+    refresh_tokens::insert(
+        connection,
+        &refresh_tokens::NewRefreshToken {
+            user_id,
+            family_id,
+            token_hash,
+            expires_at: now + lifetime,
+            created_date: now,
+        },
+    )?;
+    Ok(token)
+}
+
+/// The principal a stored user row stands for (unknown role codes grant nothing).
+pub fn principal_of(user: &UserRow) -> AuthenticatedUser {
+    AuthenticatedUser {
+        id: user.id,
+        username: user.username.clone(),
+        roles: user
+            .role_codes()
+            .iter()
+            .filter_map(|code| Role::from_code(code))
+            .collect(),
+        contract_owners: ContractOwnerScope::from_ids(&user.contract_owner_id_list()),
+    }
+}

@@ -1,0 +1,176 @@
+//! Access tokens: JWTs signed with HS256 (pinned: a token with any other `alg`, `none`
+//! included, is refused), carrying `iss`, `aud`, `sub`, `exp`, `iat`, `nbf` and `jti`.
+
+use jsonwebtoken::{
+    Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode, errors::ErrorKind,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::AuthError;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    pub iss: String,
+    pub aud: String,
+    /// The user id, as text.
+    pub sub: String,
+    pub exp: i64,
+    pub iat: i64,
+    pub nbf: i64,
+    pub jti: String,
+}
+
+/// Signs and checks access tokens.
+#[derive(Clone)]
+pub struct AccessTokens {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    issuer: String,
+    audience: String,
+    lifetime_seconds: i64,
+}
+
+impl AccessTokens {
+    pub fn new(signing_key: &[u8], issuer: &str, audience: &str, lifetime_seconds: i64) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[issuer]);
+        validation.set_audience(&[audience]);
+        validation.set_required_spec_claims(&["exp", "nbf", "iss", "aud", "sub"]);
+        validation.validate_nbf = true;
+        validation.leeway = 5;
+        Self {
+            encoding: EncodingKey::from_secret(signing_key),
+            decoding: DecodingKey::from_secret(signing_key),
+            validation,
+            issuer: issuer.to_owned(),
+            audience: audience.to_owned(),
+            lifetime_seconds,
+        }
+    }
+
+    pub fn lifetime_seconds(&self) -> i64 {
+        self.lifetime_seconds
+    }
+
+    /// A token for `user_id` valid from `now` (seconds since the epoch).
+    pub fn issue(&self, user_id: i64, now: i64) -> Result<String, AuthError> {
+        let claims = Claims {
+            iss: self.issuer.clone(),
+            aud: self.audience.clone(),
+            sub: user_id.to_string(),
+            exp: now + self.lifetime_seconds,
+            iat: now,
+            nbf: now,
+            jti: uuid::Uuid::new_v4().to_string(),
+        };
+        encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(|e| AuthError::Internal(format!("cannot sign a token: {e}")))
+    }
+
+    /// The user id in a valid token; the error says what is wrong without echoing the token.
+    pub fn verify(&self, token: &str) -> Result<i64, AuthError> {
+        if header_algorithm(token).is_some_and(|alg| alg != "HS256") {
+            return Err(AuthError::InvalidToken(
+                "the access token uses an algorithm this service does not accept",
+            ));
+        }
+        let data = decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
+            AuthError::InvalidToken(match error.kind() {
+                ErrorKind::ExpiredSignature => "the access token has expired",
+                ErrorKind::ImmatureSignature => "the access token is not valid yet",
+                ErrorKind::InvalidSignature => "the access token signature is invalid",
+                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => {
+                    "the access token uses an algorithm this service does not accept"
+                }
+                ErrorKind::InvalidIssuer => "the access token was issued by someone else",
+                ErrorKind::InvalidAudience => "the access token is meant for another audience",
+                ErrorKind::MissingRequiredClaim(_) => "the access token lacks a required claim",
+                _ => "the access token is malformed",
+            })
+        })?;
+        data.claims
+            .sub
+            .parse::<i64>()
+            .map_err(|_| AuthError::InvalidToken("the access token is malformed"))
+    }
+}
+
+/// The `alg` of a token's JOSE header, when the header decodes.
+fn header_algorithm(token: &str) -> Option<String> {
+    use base64::Engine;
+    #[derive(Deserialize)]
+    struct JoseHeader {
+        alg: String,
+    }
+    let encoded = token.split('.').next()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(encoded)
+        .ok()?;
+    serde_json::from_slice::<JoseHeader>(&bytes)
+        .ok()
+        .map(|header| header.alg)
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    use super::*;
+
+    const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+    fn tokens() -> AccessTokens {
+        AccessTokens::new(KEY, "billing", "billing-api", 900)
+    }
+
+    fn now() -> i64 {
+        chrono::Utc::now().timestamp()
+    }
+
+    #[test]
+    fn round_trip() {
+        let token = tokens().issue(42, now()).expect("token");
+        assert_eq!(tokens().verify(&token).expect("valid"), 42);
+    }
+
+    #[test]
+    fn rejections_are_explained() {
+        let expired = tokens().issue(42, now() - 2000).expect("token");
+        let other_key = AccessTokens::new(
+            b"another key another key another!",
+            "billing",
+            "billing-api",
+            900,
+        )
+        .issue(42, now())
+        .expect("token");
+        let other_audience = AccessTokens::new(KEY, "billing", "elsewhere", 900)
+            .issue(42, now())
+            .expect("token");
+        let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
+        let body = URL_SAFE_NO_PAD.encode(
+            format!(r#"{{"iss":"billing","aud":"billing-api","sub":"1","exp":{},"iat":0,"nbf":0,"jti":"x"}}"#, now() + 100)
+                .as_bytes(),
+        );
+        let unsigned = format!("{header}.{body}.");
+        let outcomes: Vec<String> = [
+            expired.as_str(),
+            &other_key,
+            &other_audience,
+            &unsigned,
+            "garbage",
+        ]
+        .iter()
+        .map(|token| tokens().verify(token).unwrap_err().to_string())
+        .collect();
+        insta::assert_snapshot!(outcomes.join("\n"), @r"
+        the access token has expired
+        the access token signature is invalid
+        the access token is meant for another audience
+        the access token uses an algorithm this service does not accept
+        the access token is malformed
+        ");
+    }
+}

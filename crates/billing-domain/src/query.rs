@@ -1,0 +1,353 @@
+//! The list conventions as values: pages, sort keys and the five filter kinds.
+//!
+//! Parsing lives here (pure); the http crate feeds it query strings and the persistence crate
+//! turns the parsed values into SQL.
+
+use chrono::{NaiveDate, NaiveDateTime};
+
+use crate::dates::parse_date;
+
+/// The largest `pageSize` a list accepts.
+pub const MAX_PAGE_SIZE: u32 = 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterKind {
+    String,
+    Id,
+    Date,
+    DateTime,
+    Boolean,
+}
+
+impl FilterKind {
+    /// The syntax, as documented to users.
+    pub fn syntax(self) -> &'static str {
+        match self {
+            FilterKind::String => "<value>, in:<v1>,<v2>,… or like:<value>",
+            FilterKind::Id => "<id>",
+            FilterKind::Date => "<yyyy-MM-dd>, lt:<date>, gt:<date> or gtn:<date>",
+            FilterKind::DateTime => "<yyyy-MM-ddTHH:mm:ssZ>, lt:<datetime> or gt:<datetime>",
+            FilterKind::Boolean => "true or false",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextFilter {
+    Equals(String),
+    AnyOf(Vec<String>),
+    /// Case-insensitive substring; the value is literal (no wildcards).
+    Contains(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateFilter {
+    On(NaiveDate),
+    Before(NaiveDate),
+    After(NaiveDate),
+    /// After the date, or no date at all (an open-ended record is still in force).
+    AfterOrOpen(NaiveDate),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateTimeFilter {
+    At(NaiveDateTime),
+    Before(NaiveDateTime),
+    After(NaiveDateTime),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Filter {
+    Text(TextFilter),
+    Id(i64),
+    Date(DateFilter),
+    DateTime(DateTimeFilter),
+    Boolean(bool),
+}
+
+/// One filter on one named parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldFilter {
+    pub field: &'static str,
+    pub filter: Filter,
+}
+
+/// Parses one filter value of `kind`; the error says what the syntax is.
+pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
+    let invalid = || format!("expected {}", kind.syntax());
+    if raw.chars().any(char::is_control) {
+        return Err("must not contain control characters".into());
+    }
+    match kind {
+        FilterKind::String => {
+            if let Some(list) = raw.strip_prefix("in:") {
+                let values: Vec<String> = list.split(',').map(str::to_owned).collect();
+                if values.iter().any(String::is_empty) {
+                    return Err("in: needs a comma-separated list of non-empty values".into());
+                }
+                Ok(Filter::Text(TextFilter::AnyOf(values)))
+            } else if let Some(value) = raw.strip_prefix("like:") {
+                if value.is_empty() {
+                    return Err("like: needs a value".into());
+                }
+                Ok(Filter::Text(TextFilter::Contains(value.to_owned())))
+            } else {
+                Ok(Filter::Text(TextFilter::Equals(raw.to_owned())))
+            }
+        }
+        FilterKind::Id => match raw.parse::<i64>() {
+            Ok(id) if id >= 1 && !raw.starts_with('+') => Ok(Filter::Id(id)),
+            _ => Err("expected an id (an integer >= 1)".into()),
+        },
+        FilterKind::Date => {
+            let (make, value): (fn(NaiveDate) -> DateFilter, &str) = match raw.split_once(':') {
+                Some(("lt", v)) => (DateFilter::Before, v),
+                Some(("gt", v)) => (DateFilter::After, v),
+                Some(("gtn", v)) => (DateFilter::AfterOrOpen, v),
+                Some(_) => return Err(invalid()),
+                None => (DateFilter::On, raw),
+            };
+            parse_date(value)
+                .map(|d| Filter::Date(make(d)))
+                .ok_or_else(invalid)
+        }
+        FilterKind::DateTime => {
+            let (make, value): (fn(NaiveDateTime) -> DateTimeFilter, &str) =
+                if let Some(v) = raw.strip_prefix("lt:") {
+                    (DateTimeFilter::Before, v)
+                } else if let Some(v) = raw.strip_prefix("gt:") {
+                    (DateTimeFilter::After, v)
+                } else {
+                    (DateTimeFilter::At, raw)
+                };
+            parse_utc_date_time(value)
+                .map(|t| Filter::DateTime(make(t)))
+                .ok_or_else(invalid)
+        }
+        FilterKind::Boolean => match raw {
+            "true" => Ok(Filter::Boolean(true)),
+            "false" => Ok(Filter::Boolean(false)),
+            _ => Err(invalid()),
+        },
+    }
+}
+
+/// `yyyy-MM-ddTHH:mm:ssZ` (fractional seconds allowed), UTC only.
+pub fn parse_utc_date_time(value: &str) -> Option<NaiveDateTime> {
+    let without_zone = value.strip_suffix('Z')?;
+    NaiveDateTime::parse_from_str(without_zone, "%Y-%m-%dT%H:%M:%S%.f").ok()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortKey {
+    pub field: &'static str,
+    pub descending: bool,
+}
+
+/// Parses `a,b:desc,c:asc` against the sortable field names.
+pub fn parse_sort(raw: &str, sortable: &[&'static str]) -> Result<Vec<SortKey>, String> {
+    let mut keys = Vec::new();
+    for part in raw.split(',') {
+        let (name, descending) = match part.rsplit_once(':') {
+            Some((name, "desc")) => (name, true),
+            Some((name, "asc")) => (name, false),
+            Some((_, other)) => {
+                return Err(format!("unknown direction '{other}' (use :asc or :desc)"));
+            }
+            None => (part, false),
+        };
+        let field = sortable
+            .iter()
+            .find(|candidate| **candidate == name)
+            .ok_or_else(|| {
+                format!(
+                    "cannot sort by '{name}'; sortable fields: {}",
+                    sortable.join(", ")
+                )
+            })?;
+        if keys.iter().any(|key: &SortKey| key.field == *field) {
+            return Err(format!("'{name}' appears twice"));
+        }
+        keys.push(SortKey { field, descending });
+    }
+    Ok(keys)
+}
+
+/// Which rows of a list to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    pub page: u32,
+    pub page_size: u32,
+}
+
+impl PageRequest {
+    pub fn parse_page(raw: &str) -> Result<u32, String> {
+        match raw.parse::<u32>() {
+            Ok(page) if page >= 1 && page <= i32::MAX as u32 && !raw.starts_with('+') => Ok(page),
+            _ => Err("must be an integer >= 1".into()),
+        }
+    }
+
+    pub fn parse_page_size(raw: &str) -> Result<u32, String> {
+        match raw.parse::<u32>() {
+            Ok(size) if (1..=MAX_PAGE_SIZE).contains(&size) && !raw.starts_with('+') => Ok(size),
+            _ => Err(format!("must be an integer from 1 to {MAX_PAGE_SIZE}")),
+        }
+    }
+
+    pub fn offset(&self) -> i64 {
+        (i64::from(self.page) - 1) * i64::from(self.page_size)
+    }
+
+    pub fn limit(&self) -> i64 {
+        i64::from(self.page_size)
+    }
+
+    /// The number of the last page for `total` rows (1 when there are none).
+    pub fn last_page(&self, total: i64) -> i64 {
+        ((total + i64::from(self.page_size) - 1) / i64::from(self.page_size)).max(1)
+    }
+}
+
+/// A parsed list request: filters, sort keys (the id tie-break is implied), page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    pub filters: Vec<FieldFilter>,
+    pub sort: Vec<SortKey>,
+    pub page: Option<PageRequest>,
+}
+
+impl ListQuery {
+    /// A query with no filter, no sort and no page: every row (used for counts).
+    pub fn everything() -> Self {
+        Self {
+            filters: Vec::new(),
+            sort: Vec::new(),
+            page: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_filters() {
+        insta::assert_debug_snapshot!(
+            ["abc", "in:a,b", "like:50%"].map(|raw| parse_filter(FilterKind::String, raw)),
+            @r#"
+        [
+            Ok(
+                Text(
+                    Equals(
+                        "abc",
+                    ),
+                ),
+            ),
+            Ok(
+                Text(
+                    AnyOf(
+                        [
+                            "a",
+                            "b",
+                        ],
+                    ),
+                ),
+            ),
+            Ok(
+                Text(
+                    Contains(
+                        "50%",
+                    ),
+                ),
+            ),
+        ]
+        "#
+        );
+        assert!(parse_filter(FilterKind::String, "in:a,,b").is_err());
+        assert!(parse_filter(FilterKind::String, "a\u{0}b").is_err());
+        assert!(parse_filter(FilterKind::String, "like:\n").is_err());
+    }
+
+    #[test]
+    fn date_filters_and_gtn() {
+        let day = parse_date("2026-01-02").expect("date");
+        assert_eq!(
+            parse_filter(FilterKind::Date, "2026-01-02"),
+            Ok(Filter::Date(DateFilter::On(day)))
+        );
+        assert_eq!(
+            parse_filter(FilterKind::Date, "lt:2026-01-02"),
+            Ok(Filter::Date(DateFilter::Before(day)))
+        );
+        assert_eq!(
+            parse_filter(FilterKind::Date, "gt:2026-01-02"),
+            Ok(Filter::Date(DateFilter::After(day)))
+        );
+        assert_eq!(
+            parse_filter(FilterKind::Date, "gtn:2026-01-02"),
+            Ok(Filter::Date(DateFilter::AfterOrOpen(day)))
+        );
+        for bad in ["le:2026-01-02", "2026-13-01", "gt:", "yesterday"] {
+            assert!(parse_filter(FilterKind::Date, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn date_time_filters_need_utc() {
+        assert!(parse_filter(FilterKind::DateTime, "2026-01-02T10:00:00Z").is_ok());
+        assert!(parse_filter(FilterKind::DateTime, "gt:2026-01-02T10:00:00.5Z").is_ok());
+        assert!(parse_filter(FilterKind::DateTime, "2026-01-02T10:00:00+01:00").is_err());
+        assert!(parse_filter(FilterKind::DateTime, "2026-01-02").is_err());
+    }
+
+    #[test]
+    fn id_and_boolean_filters() {
+        assert_eq!(parse_filter(FilterKind::Id, "7"), Ok(Filter::Id(7)));
+        for bad in ["0", "-1", "x", "1.5", "99999999999999999999", "+3"] {
+            assert!(parse_filter(FilterKind::Id, bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_filter(FilterKind::Boolean, "false"),
+            Ok(Filter::Boolean(false))
+        );
+        assert!(parse_filter(FilterKind::Boolean, "TRUE").is_err());
+    }
+
+    #[test]
+    fn sort_keys() {
+        let sortable = ["name", "startDate"];
+        assert_eq!(
+            parse_sort("name,startDate:desc", &sortable),
+            Ok(vec![
+                SortKey {
+                    field: "name",
+                    descending: false
+                },
+                SortKey {
+                    field: "startDate",
+                    descending: true
+                }
+            ])
+        );
+        insta::assert_snapshot!(parse_sort("colour", &sortable).unwrap_err(), @"cannot sort by 'colour'; sortable fields: name, startDate");
+        assert!(parse_sort("name:up", &sortable).is_err());
+        assert!(parse_sort("name,name:desc", &sortable).is_err());
+    }
+
+    #[test]
+    fn pages() {
+        assert_eq!(PageRequest::parse_page("1"), Ok(1));
+        assert!(PageRequest::parse_page("0").is_err());
+        assert_eq!(PageRequest::parse_page_size("1000"), Ok(1000));
+        assert!(PageRequest::parse_page_size("1001").is_err());
+        let page = PageRequest {
+            page: 3,
+            page_size: 10,
+        };
+        assert_eq!(page.offset(), 20);
+        assert_eq!(page.last_page(0), 1);
+        assert_eq!(page.last_page(21), 3);
+    }
+}

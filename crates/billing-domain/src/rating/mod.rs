@@ -1,0 +1,21 @@
+//! Rating: which charge group a usage record falls in.
+//!
+//! Order (decisions §3): an ignored service id or an ignored call class in force on the date
+//! makes the record IGNORED; else the longest dialstring of the source that prefixes the dialled
+//! number and is in force on the date makes it DIALSTRING; else the call class in force makes
+//! it CALL_CLASS; else it is UNRATED.
+//!
+//! [`engine::RatingIndex`] answers from memory and takes one change at a time without a
+//! rebuild; [`engine::SharedRatingIndex`] lets many threads read while one writes.
+//! [`naive`] is the obvious linear scan, kept as the reference the engine is tested against;
+//! [`synthetic`] makes deterministic tariffs and usage for tests and benchmarks.
+
+pub mod engine;
+pub mod model;
+pub mod naive;
+pub mod number;
+pub mod synthetic;
+mod trie;
+
+pub use engine::{RatingIndex, SharedRatingIndex};
+pub use model::*;

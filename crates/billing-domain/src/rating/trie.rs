@@ -1,0 +1,649 @@
+//! A compact 10-ary digit trie for longest-prefix match over date-versioned entries.
+//!
+//! Nodes are 8 bytes: a bitmap of the digits that have a child, the index of the first child
+//! (children of a node are contiguous and ordered by digit, so the child for digit `d` is
+//! `first_child + popcount(mask below d)`), and the head of the node's list of versions. Adding
+//! a child moves the node's children block (at most 10 nodes) to a block one larger; freed
+//! blocks are reused by size. Nothing is ever rebuilt: every change touches one path.
+
+use super::model::{Day, DayRange};
+
+const NONE: u32 = u32::MAX;
+
+/// `RANKS[m]` = number of set bits of the 10-bit mask `m`.
+static RANKS: [u8; 1024] = {
+    let mut table = [0u8; 1024];
+    let mut mask = 0;
+    while mask < 1024 {
+        table[mask] = (mask as u32).count_ones() as u8;
+        mask += 1;
+    }
+    table
+};
+
+/// A node in 8 bytes: the 10-bit digit mask, the first child's index and the head of the
+/// version list, 27 bits each (so at most 134 million nodes and versions per source).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node(u64);
+
+const INDEX_BITS: u32 = 27;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+/// The largest index a node can hold; the all-ones value stands for [`NONE`].
+pub const MAX_INDEX: u32 = (INDEX_MASK - 1) as u32;
+
+fn pack_index(index: u32) -> u64 {
+    if index == NONE {
+        INDEX_MASK
+    } else {
+        assert!(
+            index <= MAX_INDEX,
+            "the trie of one source outgrew {MAX_INDEX} nodes or versions"
+        );
+        u64::from(index)
+    }
+}
+
+fn unpack_index(bits: u64) -> u32 {
+    if bits == INDEX_MASK {
+        NONE
+    } else {
+        bits as u32
+    }
+}
+
+impl Node {
+    const EMPTY: Node = Node(INDEX_MASK << 10 | INDEX_MASK << (10 + INDEX_BITS));
+
+    #[inline]
+    fn mask(&self) -> u16 {
+        (self.0 & 0x3FF) as u16
+    }
+
+    #[inline]
+    fn first_child(&self) -> u32 {
+        unpack_index((self.0 >> 10) & INDEX_MASK)
+    }
+
+    #[inline]
+    fn versions(&self) -> u32 {
+        unpack_index((self.0 >> (10 + INDEX_BITS)) & INDEX_MASK)
+    }
+
+    fn set_mask(&mut self, mask: u16) {
+        self.0 = (self.0 & !0x3FF) | u64::from(mask & 0x3FF);
+    }
+
+    fn set_first_child(&mut self, index: u32) {
+        self.0 = (self.0 & !(INDEX_MASK << 10)) | pack_index(index) << 10;
+    }
+
+    fn set_versions(&mut self, index: u32) {
+        self.0 =
+            (self.0 & !(INDEX_MASK << (10 + INDEX_BITS))) | pack_index(index) << (10 + INDEX_BITS);
+    }
+
+    /// How many children sort before `digit`: a table lookup, since baseline x86-64 has no
+    /// popcount instruction and this runs at every level of every lookup.
+    #[inline]
+    fn child_rank(&self, digit: u8) -> u32 {
+        u32::from(RANKS[usize::from(self.mask() & ((1u16 << digit) - 1))])
+    }
+
+    fn has_child(&self, digit: u8) -> bool {
+        self.mask() & (1u16 << digit) != 0
+    }
+}
+
+/// One dated entry under a prefix. `value` is the caller's (a source charge group slot);
+/// `record_id` breaks ties between entries in force on the same day (the larger wins after the
+/// later start).
+#[derive(Debug, Clone, Copy)]
+pub struct Version {
+    pub range: DayRange,
+    pub record_id: i64,
+    pub value: u32,
+    next: u32,
+}
+
+/// One entry for [`DigitTrie::from_entries`].
+#[derive(Debug, Clone, Copy)]
+pub struct BulkEntry {
+    pub digits: [u8; 15],
+    pub length: u8,
+    pub range: DayRange,
+    pub record_id: i64,
+    pub value: u32,
+}
+
+/// One longest-prefix walk in progress. Many walks advanced in turn ([`walk_all`]) keep many
+/// independent memory loads in flight, so a batch costs far less than its lookups one by one.
+#[derive(Debug, Clone, Copy)]
+pub struct Walk {
+    digits: [u8; 15],
+    length: u8,
+    depth: u8,
+    day: Day,
+    node: Node,
+    heads: [u32; 15],
+    lengths: [u8; 15],
+    found: u8,
+}
+
+impl Walk {
+    pub fn new(trie: &DigitTrie, digits: &[u8], day: Day) -> Self {
+        let mut copy = [0u8; 15];
+        let length = digits.len().min(15);
+        copy[..length].copy_from_slice(&digits[..length]);
+        Self {
+            digits: copy,
+            length: length as u8,
+            depth: 0,
+            day,
+            node: trie.nodes[0],
+            heads: [NONE; 15],
+            lengths: [0; 15],
+            found: 0,
+        }
+    }
+
+    /// Takes one step down `trie`; false when the walk is over.
+    #[inline]
+    fn step(&mut self, trie: &DigitTrie) -> bool {
+        if self.depth >= self.length {
+            return false;
+        }
+        let digit = self.digits[usize::from(self.depth)];
+        if !self.node.has_child(digit) {
+            self.length = 0;
+            return false;
+        }
+        self.node = trie.nodes[(self.node.first_child() + self.node.child_rank(digit)) as usize];
+        self.depth += 1;
+        if self.node.versions() != NONE {
+            self.heads[usize::from(self.found)] = self.node.versions();
+            self.lengths[usize::from(self.found)] = self.depth;
+            self.found += 1;
+        }
+        true
+    }
+}
+
+/// The most walks [`walk_all`] advances together.
+pub const MAX_WALKS: usize = 128;
+
+/// Advances every walk one level per round until all are done; `tries[i]` is walk `i`'s trie.
+/// Finished walks drop out of the rotation, so each round costs only the walks still going.
+pub fn walk_all(walks: &mut [Walk], tries: &[&DigitTrie]) {
+    let mut active = [0u8; MAX_WALKS];
+    assert!(
+        walks.len() <= MAX_WALKS && walks.len() == tries.len(),
+        "at most {MAX_WALKS} walks, one trie each"
+    );
+    let mut count = walks.len();
+    for (slot, index) in active.iter_mut().zip(0u8..).take(count) {
+        *slot = index;
+    }
+    while count > 0 {
+        let mut kept = 0;
+        for position in 0..count {
+            let index = usize::from(active[position]);
+            if walks[index].step(tries[index]) {
+                active[kept] = active[position];
+                kept += 1;
+            }
+        }
+        count = kept;
+    }
+}
+
+#[derive(Debug)]
+pub struct DigitTrie {
+    nodes: Vec<Node>,
+    free_blocks: [Vec<u32>; 11],
+    versions: Vec<Version>,
+    free_versions: Vec<u32>,
+    entries: usize,
+}
+
+impl Default for DigitTrie {
+    /// An empty trie: just the root.
+    fn default() -> Self {
+        Self {
+            nodes: vec![Node::EMPTY],
+            free_blocks: Default::default(),
+            versions: Vec::new(),
+            free_versions: Vec::new(),
+            entries: 0,
+        }
+    }
+}
+
+impl DigitTrie {
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+
+    /// Bytes held by the trie's arrays (capacity, not just length).
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.versions.capacity() * std::mem::size_of::<Version>()
+            + self.free_versions.capacity() * 4
+            + self
+                .free_blocks
+                .iter()
+                .map(|b| b.capacity() * 4)
+                .sum::<usize>()
+    }
+
+    fn allocate_block(&mut self, size: usize) -> u32 {
+        if let Some(start) = self.free_blocks[size].pop() {
+            return start;
+        }
+        let start = self.nodes.len() as u32;
+        self.nodes.resize(self.nodes.len() + size, Node::EMPTY);
+        start
+    }
+
+    fn free_block(&mut self, start: u32, size: usize) {
+        if size > 0 {
+            self.free_blocks[size].push(start);
+        }
+    }
+
+    /// The child of `node` for `digit`, created when missing.
+    fn child_or_insert(&mut self, node: u32, digit: u8) -> u32 {
+        let current = self.nodes[node as usize];
+        let rank = current.child_rank(digit);
+        if current.has_child(digit) {
+            return current.first_child() + rank;
+        }
+        let count = current.mask().count_ones() as usize;
+        let block = self.allocate_block(count + 1);
+        for index in 0..count {
+            let target = block as usize + index + usize::from(index as u32 >= rank);
+            self.nodes[target] = self.nodes[current.first_child() as usize + index];
+        }
+        self.nodes[(block + rank) as usize] = Node::EMPTY;
+        self.free_block(current.first_child(), count);
+        let parent = &mut self.nodes[node as usize];
+        parent.set_mask(parent.mask() | (1u16 << digit));
+        parent.set_first_child(block);
+        block + rank
+    }
+
+    /// Builds a trie from `entries`, laid out depth first: a node's children block is followed
+    /// by its first child's block, so a walk down a sparse branch stays in a few cache lines.
+    /// Later changes go through [`Self::insert`] and [`Self::remove`] as usual.
+    pub fn from_entries(mut entries: Vec<BulkEntry>) -> Self {
+        entries.sort_unstable_by(|a, b| {
+            a.digits[..usize::from(a.length)].cmp(&b.digits[..usize::from(b.length)])
+        });
+        let mut trie = Self::default();
+        trie.nodes.reserve(entries.len() * 2);
+        trie.versions.reserve(entries.len());
+        trie.build_below(0, &entries, 0);
+        trie.nodes.shrink_to_fit();
+        trie.entries = entries.len();
+        trie
+    }
+
+    fn build_below(&mut self, node: u32, entries: &[BulkEntry], depth: usize) {
+        let mut here = 0;
+        while here < entries.len() && usize::from(entries[here].length) == depth {
+            let entry = &entries[here];
+            let head = self.nodes[node as usize].versions();
+            self.versions.push(Version {
+                range: entry.range,
+                record_id: entry.record_id,
+                value: entry.value,
+                next: head,
+            });
+            self.nodes[node as usize].set_versions((self.versions.len() - 1) as u32);
+            here += 1;
+        }
+        let rest = &entries[here..];
+        if rest.is_empty() {
+            return;
+        }
+        let mut groups: [(usize, usize); 10] = [(0, 0); 10];
+        let mut mask = 0u16;
+        let mut start = 0;
+        while start < rest.len() {
+            let digit = rest[start].digits[depth];
+            let mut end = start + 1;
+            while end < rest.len() && rest[end].digits[depth] == digit {
+                end += 1;
+            }
+            groups[usize::from(digit)] = (start, end);
+            mask |= 1 << digit;
+            start = end;
+        }
+        let count = mask.count_ones() as usize;
+        let block = self.nodes.len() as u32;
+        self.nodes.resize(self.nodes.len() + count, Node::EMPTY);
+        let parent = &mut self.nodes[node as usize];
+        parent.set_mask(mask);
+        parent.set_first_child(block);
+        let mut rank = 0;
+        for digit in 0..10u8 {
+            if mask & (1 << digit) != 0 {
+                let (from, to) = groups[usize::from(digit)];
+                self.build_below(block + rank, &rest[from..to], depth + 1);
+                rank += 1;
+            }
+        }
+    }
+
+    /// Adds an entry under `digits` (each 0..=9).
+    pub fn insert(&mut self, digits: &[u8], range: DayRange, record_id: i64, value: u32) {
+        let mut node = 0u32;
+        for &digit in digits {
+            node = self.child_or_insert(node, digit);
+        }
+        let head = self.nodes[node as usize].versions();
+        let version = Version {
+            range,
+            record_id,
+            value,
+            next: head,
+        };
+        let slot = match self.free_versions.pop() {
+            Some(slot) => {
+                self.versions[slot as usize] = version;
+                slot
+            }
+            None => {
+                self.versions.push(version);
+                (self.versions.len() - 1) as u32
+            }
+        };
+        self.nodes[node as usize].set_versions(slot);
+        self.entries += 1;
+    }
+
+    /// Removes the entry of `record_id` under `digits`; prunes emptied nodes. False when absent.
+    pub fn remove(&mut self, digits: &[u8], record_id: i64) -> bool {
+        let mut path = [0u32; 16];
+        let mut node = 0u32;
+        for (depth, &digit) in digits.iter().enumerate() {
+            let current = self.nodes[node as usize];
+            if !current.has_child(digit) {
+                return false;
+            }
+            path[depth] = node;
+            node = current.first_child() + current.child_rank(digit);
+        }
+        // Unlink the version from the node's list.
+        let mut link = self.nodes[node as usize].versions();
+        let mut previous = NONE;
+        while link != NONE && self.versions[link as usize].record_id != record_id {
+            previous = link;
+            link = self.versions[link as usize].next;
+        }
+        if link == NONE {
+            return false;
+        }
+        let next = self.versions[link as usize].next;
+        if previous == NONE {
+            self.nodes[node as usize].set_versions(next);
+        } else {
+            self.versions[previous as usize].next = next;
+        }
+        self.free_versions.push(link);
+        self.entries -= 1;
+        // Prune nodes left with neither versions nor children, bottom up.
+        for depth in (0..digits.len()).rev() {
+            let parent = path[depth];
+            let digit = digits[depth];
+            let parent_node = self.nodes[parent as usize];
+            let child = parent_node.first_child() + parent_node.child_rank(digit);
+            let child_node = self.nodes[child as usize];
+            if child_node.versions() != NONE || child_node.mask() != 0 {
+                break;
+            }
+            self.remove_child(parent, digit);
+        }
+        true
+    }
+
+    fn remove_child(&mut self, node: u32, digit: u8) {
+        let current = self.nodes[node as usize];
+        let rank = current.child_rank(digit);
+        let count = current.mask().count_ones() as usize;
+        let block = if count > 1 {
+            self.allocate_block(count - 1)
+        } else {
+            NONE
+        };
+        for index in 0..count {
+            if index as u32 == rank {
+                continue;
+            }
+            let target = block as usize + index - usize::from(index as u32 > rank);
+            self.nodes[target] = self.nodes[current.first_child() as usize + index];
+        }
+        self.free_block(current.first_child(), count);
+        let parent = &mut self.nodes[node as usize];
+        parent.set_mask(parent.mask() & !(1u16 << digit));
+        parent.set_first_child(block);
+    }
+
+    /// The entry of the longest prefix of `digits` that has one in force on `day`: among the
+    /// entries of one prefix in force that day, the latest start wins, then the larger record
+    /// id. Returns the entry and the prefix length.
+    #[inline]
+    pub fn longest_match(&self, digits: &[u8], day: Day) -> Option<(&Version, usize)> {
+        let mut candidates = [(NONE, 0u8); 16];
+        let mut found = 0usize;
+        let mut node = self.nodes[0];
+        for (depth, &digit) in digits.iter().enumerate() {
+            if !node.has_child(digit) {
+                break;
+            }
+            node = self.nodes[(node.first_child() + node.child_rank(digit)) as usize];
+            if node.versions() != NONE {
+                candidates[found] = (node.versions(), (depth + 1) as u8);
+                found += 1;
+            }
+        }
+        while found > 0 {
+            found -= 1;
+            let (head, length) = candidates[found];
+            if let Some(version) = self.best_in_force(head, day) {
+                return Some((version, usize::from(length)));
+            }
+        }
+        None
+    }
+
+    /// The entry of the longest prefix in force, from a finished [`Walk`].
+    pub fn resolve(&self, walk: &Walk) -> Option<(&Version, usize)> {
+        let mut found = usize::from(walk.found);
+        while found > 0 {
+            found -= 1;
+            if let Some(version) = self.best_in_force(walk.heads[found], walk.day) {
+                return Some((version, usize::from(walk.lengths[found])));
+            }
+        }
+        None
+    }
+
+    fn best_in_force(&self, mut link: u32, day: Day) -> Option<&Version> {
+        let mut best: Option<&Version> = None;
+        while link != NONE {
+            let version = &self.versions[link as usize];
+            if version.range.contains(day)
+                && best.is_none_or(|b| {
+                    (version.range.start, version.record_id) > (b.range.start, b.record_id)
+                })
+            {
+                best = Some(version);
+            }
+            link = version.next;
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALWAYS: DayRange = DayRange {
+        start: 0,
+        end: Day::MAX,
+    };
+
+    fn digits(text: &str) -> Vec<u8> {
+        text.bytes().map(|b| b - b'0').collect()
+    }
+
+    #[test]
+    fn longest_prefix_wins_and_falls_back() {
+        let mut trie = DigitTrie::default();
+        trie.insert(&digits("44"), ALWAYS, 1, 10);
+        trie.insert(&digits("447"), ALWAYS, 2, 20);
+        trie.insert(
+            &digits("4477"),
+            DayRange {
+                start: 100,
+                end: 200,
+            },
+            3,
+            30,
+        );
+        fn hit(trie: &DigitTrie, number: &str, day: Day) -> Option<(i64, usize)> {
+            trie.longest_match(&digits(number), day)
+                .map(|(v, len)| (v.record_id, len))
+        }
+        assert_eq!(hit(&trie, "447712345", 150), Some((3, 4)));
+        assert_eq!(
+            hit(&trie, "447712345", 201),
+            Some((2, 3)),
+            "4477 ended: fall back to 447"
+        );
+        assert_eq!(hit(&trie, "441234", 0), Some((1, 2)));
+        assert_eq!(hit(&trie, "33", 0), None);
+        assert!(trie.remove(&digits("447"), 2));
+        assert!(!trie.remove(&digits("447"), 2), "already gone");
+        assert_eq!(hit(&trie, "447812345", 0), Some((1, 2)));
+        assert_eq!(trie.len(), 2);
+    }
+
+    #[test]
+    fn removal_prunes_and_blocks_are_reused() {
+        let mut trie = DigitTrie::default();
+        for d in 0..10u8 {
+            trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0);
+        }
+        let nodes_before = trie.nodes.len();
+        for d in 0..10u8 {
+            assert!(trie.remove(&[1, d, 5], i64::from(d)));
+        }
+        assert_eq!(trie.nodes[0].mask(), 0, "everything pruned");
+        for d in 0..10u8 {
+            trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0);
+        }
+        assert_eq!(trie.nodes.len(), nodes_before, "freed blocks were reused");
+    }
+
+    #[test]
+    fn nodes_pack_into_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 8);
+        let mut node = Node::EMPTY;
+        assert_eq!(
+            (node.mask(), node.first_child(), node.versions()),
+            (0, NONE, NONE)
+        );
+        node.set_mask(0b10_0000_0001);
+        node.set_first_child(MAX_INDEX);
+        node.set_versions(7);
+        assert_eq!(
+            (node.mask(), node.first_child(), node.versions()),
+            (0b10_0000_0001, MAX_INDEX, 7)
+        );
+        node.set_first_child(NONE);
+        assert_eq!(
+            (node.mask(), node.first_child(), node.versions()),
+            (0b10_0000_0001, NONE, 7)
+        );
+    }
+
+    #[test]
+    fn bulk_build_answers_like_inserts() {
+        let texts = [
+            "44", "447", "4477", "4477", "33", "3312345", "1", "12", "99999",
+        ];
+        let mut inserted = DigitTrie::default();
+        let mut entries = Vec::new();
+        for (id, text) in texts.iter().enumerate() {
+            let range = DayRange {
+                start: id as Day,
+                end: Day::MAX,
+            };
+            inserted.insert(&digits(text), range, id as i64, id as u32);
+            let mut packed = [0u8; 15];
+            packed[..text.len()].copy_from_slice(&digits(text));
+            entries.push(BulkEntry {
+                digits: packed,
+                length: text.len() as u8,
+                range,
+                record_id: id as i64,
+                value: id as u32,
+            });
+        }
+        let built = DigitTrie::from_entries(entries);
+        for number in ["447712", "4471", "44", "331234567", "12", "999999", "5"] {
+            for day in [0, 3, 10] {
+                let a = inserted
+                    .longest_match(&digits(number), day)
+                    .map(|(v, l)| (v.record_id, l));
+                let b = built
+                    .longest_match(&digits(number), day)
+                    .map(|(v, l)| (v.record_id, l));
+                assert_eq!(a, b, "{number} on {day}");
+            }
+        }
+        let mut built = built;
+        assert!(built.remove(&digits("4477"), 3));
+        built.insert(
+            &digits("4478"),
+            DayRange {
+                start: 0,
+                end: Day::MAX,
+            },
+            42,
+            0,
+        );
+        assert_eq!(
+            built
+                .longest_match(&digits("44781"), 0)
+                .map(|(v, _)| v.record_id),
+            Some(42)
+        );
+    }
+
+    #[test]
+    fn same_prefix_versions_pick_latest_start_then_id() {
+        let mut trie = DigitTrie::default();
+        trie.insert(&digits("12"), DayRange { start: 0, end: 50 }, 1, 0);
+        trie.insert(&digits("12"), DayRange { start: 10, end: 50 }, 2, 0);
+        trie.insert(&digits("12"), DayRange { start: 10, end: 60 }, 3, 0);
+        assert_eq!(
+            trie.longest_match(&digits("123"), 20)
+                .map(|(v, _)| v.record_id),
+            Some(3)
+        );
+        assert_eq!(
+            trie.longest_match(&digits("123"), 5)
+                .map(|(v, _)| v.record_id),
+            Some(1)
+        );
+        assert_eq!(
+            trie.longest_match(&digits("123"), 55)
+                .map(|(v, _)| v.record_id),
+            Some(3)
+        );
+        assert!(trie.longest_match(&digits("123"), 61).is_none());
+    }
+}

@@ -1,0 +1,191 @@
+//! The built-in roles and what each may do.
+
+/// One thing a user may be allowed to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Permission {
+    ReadReferenceData,
+    WriteReferenceData,
+    ManageReferenceDataSources,
+    ReadCustomers,
+    WriteCustomers,
+    ManageUsers,
+    ReadAudit,
+}
+
+impl Permission {
+    pub const ALL: [Permission; 7] = [
+        Permission::ReadReferenceData,
+        Permission::WriteReferenceData,
+        Permission::ManageReferenceDataSources,
+        Permission::ReadCustomers,
+        Permission::WriteCustomers,
+        Permission::ManageUsers,
+        Permission::ReadAudit,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Permission::ReadReferenceData => "REFERENCE_DATA_READ",
+            Permission::WriteReferenceData => "REFERENCE_DATA_WRITE",
+            Permission::ManageReferenceDataSources => "REFERENCE_DATA_SOURCES_MANAGE",
+            Permission::ReadCustomers => "CUSTOMERS_READ",
+            Permission::WriteCustomers => "CUSTOMERS_WRITE",
+            Permission::ManageUsers => "USERS_MANAGE",
+            Permission::ReadAudit => "AUDIT_READ",
+        }
+    }
+}
+
+/// A built-in role. Users hold one or more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    Administrator,
+    BillingManager,
+    ReferenceDataManager,
+    CustomerManager,
+    ReadOnly,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Administrator,
+        Role::BillingManager,
+        Role::ReferenceDataManager,
+        Role::CustomerManager,
+        Role::ReadOnly,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Role::Administrator => "ADMINISTRATOR",
+            Role::BillingManager => "BILLING_MANAGER",
+            Role::ReferenceDataManager => "REFERENCE_DATA_MANAGER",
+            Role::CustomerManager => "CUSTOMER_MANAGER",
+            Role::ReadOnly => "READ_ONLY",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|role| role.code() == code)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Administrator => "Administrator",
+            Role::BillingManager => "Billing manager",
+            Role::ReferenceDataManager => "Reference data manager",
+            Role::CustomerManager => "Customer manager",
+            Role::ReadOnly => "Read only",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Role::Administrator => {
+                "Everything, including users, reference data sources and the audit trail."
+            }
+            Role::BillingManager => "Reads and writes customers, sites and reference data.",
+            Role::ReferenceDataManager => "Writes reference data; reads everything else but users.",
+            Role::CustomerManager => "Writes customers and sites; reads reference data.",
+            Role::ReadOnly => "Reads everything except users.",
+        }
+    }
+
+    pub fn permissions(self) -> &'static [Permission] {
+        use Permission::*;
+        match self {
+            Role::Administrator => &Permission::ALL,
+            Role::BillingManager => &[
+                ReadReferenceData,
+                WriteReferenceData,
+                ReadCustomers,
+                WriteCustomers,
+            ],
+            Role::ReferenceDataManager => &[ReadReferenceData, WriteReferenceData, ReadCustomers],
+            Role::CustomerManager => &[ReadReferenceData, ReadCustomers, WriteCustomers],
+            Role::ReadOnly => &[ReadReferenceData, ReadCustomers],
+        }
+    }
+}
+
+/// True when any of `roles` grants `permission`.
+pub fn roles_grant(roles: &[Role], permission: Permission) -> bool {
+    roles
+        .iter()
+        .any(|role| role.permissions().contains(&permission))
+}
+
+/// Which contract owners' customers and sites a user may see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContractOwnerScope {
+    All,
+    Only(Vec<i64>),
+}
+
+impl ContractOwnerScope {
+    /// An empty list means every contract owner.
+    pub fn from_ids(ids: &[i64]) -> Self {
+        if ids.is_empty() {
+            ContractOwnerScope::All
+        } else {
+            ContractOwnerScope::Only(ids.to_vec())
+        }
+    }
+
+    pub fn allows(&self, contract_owner_id: i64) -> bool {
+        match self {
+            ContractOwnerScope::All => true,
+            ContractOwnerScope::Only(ids) => ids.contains(&contract_owner_id),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_permission_matrix() {
+        let matrix: Vec<String> = Role::ALL
+            .iter()
+            .map(|role| {
+                let codes: Vec<&str> = role.permissions().iter().map(|p| p.code()).collect();
+                format!("{}: {}", role.code(), codes.join(" "))
+            })
+            .collect();
+        insta::assert_snapshot!(matrix.join("\n"), @r"
+        ADMINISTRATOR: REFERENCE_DATA_READ REFERENCE_DATA_WRITE REFERENCE_DATA_SOURCES_MANAGE CUSTOMERS_READ CUSTOMERS_WRITE USERS_MANAGE AUDIT_READ
+        BILLING_MANAGER: REFERENCE_DATA_READ REFERENCE_DATA_WRITE CUSTOMERS_READ CUSTOMERS_WRITE
+        REFERENCE_DATA_MANAGER: REFERENCE_DATA_READ REFERENCE_DATA_WRITE CUSTOMERS_READ
+        CUSTOMER_MANAGER: REFERENCE_DATA_READ CUSTOMERS_READ CUSTOMERS_WRITE
+        READ_ONLY: REFERENCE_DATA_READ CUSTOMERS_READ
+        ");
+    }
+
+    #[test]
+    fn only_administrators_manage_users() {
+        for role in Role::ALL {
+            assert_eq!(
+                roles_grant(&[role], Permission::ManageUsers),
+                role == Role::Administrator
+            );
+        }
+        assert!(!roles_grant(&[], Permission::ReadReferenceData));
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for role in Role::ALL {
+            assert_eq!(Role::from_code(role.code()), Some(role));
+        }
+        assert_eq!(Role::from_code("administrator"), None);
+    }
+
+    #[test]
+    fn contract_owner_scope() {
+        assert!(ContractOwnerScope::from_ids(&[]).allows(42));
+        let scope = ContractOwnerScope::from_ids(&[1, 2]);
+        assert!(scope.allows(2));
+        assert!(!scope.allows(3));
+    }
+}

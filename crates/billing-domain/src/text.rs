@@ -1,0 +1,137 @@
+//! Free text as the interface allows it: a bounded number of Unicode characters from one set.
+
+use crate::error::ValidationErrors;
+
+/// Punctuation allowed in free text besides letters, digits, spaces, tabs and line breaks.
+pub const TEXT_PUNCTUATION: &str = ".,'-&()/@#+_:;!?\"£$€%*=[]";
+
+/// True when `c` may appear in a free-text field.
+pub fn is_text_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, ' ' | '\t' | '\n' | '\r') || TEXT_PUNCTUATION.contains(c)
+}
+
+/// Checks length (in characters) and character set; the message names the first offending char.
+pub fn check_text(
+    field: &str,
+    value: &str,
+    min: usize,
+    max: usize,
+) -> Result<(), ValidationErrors> {
+    check_length(field, value, min, max)?;
+    if let Some(bad) = value.chars().find(|c| !is_text_char(*c)) {
+        return Err(ValidationErrors::single(
+            field,
+            format!(
+                "contains a character that is not allowed: {}",
+                describe_char(bad)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks only the length in characters.
+pub fn check_length(
+    field: &str,
+    value: &str,
+    min: usize,
+    max: usize,
+) -> Result<(), ValidationErrors> {
+    let length = value.chars().count();
+    if length < min || length > max {
+        let message = if min == max {
+            format!("must be exactly {min} characters long (got {length})")
+        } else {
+            format!("must be {min} to {max} characters long (got {length})")
+        };
+        return Err(ValidationErrors::single(field, message));
+    }
+    Ok(())
+}
+
+fn describe_char(c: char) -> String {
+    if c.is_control() {
+        format!("U+{:04X}", c as u32)
+    } else {
+        format!("'{c}'")
+    }
+}
+
+/// Text of `MIN..=MAX` characters from the free-text set.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BoundedText<const MIN: usize, const MAX: usize>(String);
+
+impl<const MIN: usize, const MAX: usize> BoundedText<MIN, MAX> {
+    pub fn parse(field: &str, value: impl Into<String>) -> Result<Self, ValidationErrors> {
+        let value = value.into();
+        check_text(field, &value, MIN, MAX)?;
+        Ok(Self(value))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+/// Letters a-z and A-Z only, `MIN..=MAX` of them (currency unit names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsciiLetters<const MIN: usize, const MAX: usize>(String);
+
+impl<const MIN: usize, const MAX: usize> AsciiLetters<MIN, MAX> {
+    pub fn parse(field: &str, value: impl Into<String>) -> Result<Self, ValidationErrors> {
+        let value = value.into();
+        check_length(field, &value, MIN, MAX)?;
+        if !value.chars().all(|c| c.is_ascii_alphabetic()) {
+            return Err(ValidationErrors::single(
+                field,
+                "must contain only letters a-z and A-Z",
+            ));
+        }
+        Ok(Self(value))
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_count_characters_not_bytes() {
+        assert!(check_text("name", "££££", 1, 4).is_ok());
+        assert!(check_text("name", "£££££", 1, 4).is_err());
+    }
+
+    #[test]
+    fn forbidden_characters_are_named() {
+        let error = check_text("name", "a<b", 1, 10).unwrap_err();
+        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: '<'");
+        let error = check_text("name", "a\u{0}b", 1, 10).unwrap_err();
+        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: U+0000");
+    }
+
+    #[test]
+    fn allowed_punctuation_and_unicode_letters_pass() {
+        assert!(check_text("name", "Zoë's Café (1) - £5 = [ok]; 100% \"yes\"\n", 1, 100).is_ok());
+    }
+
+    #[test]
+    fn empty_text_respects_minimum() {
+        assert!(BoundedText::<1, 5>::parse("name", "").is_err());
+        assert!(BoundedText::<0, 5>::parse("name", "").is_ok());
+    }
+
+    #[test]
+    fn ascii_letters_reject_digits_and_accents() {
+        assert!(AsciiLetters::<1, 10>::parse("majorCurrencyName", "Pound").is_ok());
+        assert!(AsciiLetters::<1, 10>::parse("majorCurrencyName", "Pound1").is_err());
+        assert!(AsciiLetters::<1, 10>::parse("majorCurrencyName", "Złoty").is_err());
+    }
+}

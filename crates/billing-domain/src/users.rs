@@ -1,0 +1,128 @@
+//! API users: what makes a username, a password and a role list acceptable.
+
+use crate::error::ValidationErrors;
+use crate::roles::Role;
+use crate::text::check_length;
+
+pub const PASSWORD_MIN_CHARS: usize = 12;
+pub const PASSWORD_MAX_CHARS: usize = 128;
+
+/// 1..100 characters: letters, digits and `. - _ @`.
+pub fn check_username(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    check_length(field, value, 1, 100)?;
+    if !value
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '@'))
+    {
+        return Err(ValidationErrors::single(
+            field,
+            "may contain only letters, digits and . - _ @",
+        ));
+    }
+    Ok(())
+}
+
+/// 12..128 characters, not only whitespace.
+pub fn check_password(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    check_length(field, value, PASSWORD_MIN_CHARS, PASSWORD_MAX_CHARS)?;
+    if value.trim().is_empty() {
+        return Err(ValidationErrors::single(
+            field,
+            "must not be only whitespace",
+        ));
+    }
+    Ok(())
+}
+
+/// At most 255 characters, one `@` with text on both sides and a dot in the domain, no spaces.
+pub fn check_email(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    check_length(field, value, 3, 255)?;
+    let shaped = match value.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && !domain.contains('@')
+        }
+        None => false,
+    };
+    if !shaped
+        || value
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>')
+    {
+        return Err(ValidationErrors::single(field, "must be an email address"));
+    }
+    Ok(())
+}
+
+/// One or more known role codes, without repeats, in a stable order.
+pub fn parse_roles(field: &str, codes: &[String]) -> Result<Vec<Role>, ValidationErrors> {
+    if codes.is_empty() {
+        return Err(ValidationErrors::single(
+            field,
+            "must name at least one role",
+        ));
+    }
+    let mut roles = Vec::with_capacity(codes.len());
+    for (index, code) in codes.iter().enumerate() {
+        let role = Role::from_code(code).ok_or_else(|| {
+            let known: Vec<&str> = Role::ALL.iter().map(|r| r.code()).collect();
+            ValidationErrors::single(
+                format!("{field}[{index}]"),
+                format!("unknown role '{code}'; roles: {}", known.join(", ")),
+            )
+        })?;
+        if !roles.contains(&role) {
+            roles.push(role);
+        }
+    }
+    roles.sort();
+    Ok(roles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames() {
+        assert!(check_username("username", "ops.team-1_x@example").is_ok());
+        assert!(check_username("username", "").is_err());
+        assert!(check_username("username", "has space").is_err());
+    }
+
+    #[test]
+    fn passwords_have_length_bounds() {
+        assert!(check_password("password", &"a".repeat(11)).is_err());
+        assert!(check_password("password", &"a".repeat(12)).is_ok());
+        assert!(check_password("password", &"a".repeat(129)).is_err());
+        assert!(check_password("password", &" ".repeat(12)).is_err());
+    }
+
+    #[test]
+    fn emails() {
+        assert!(check_email("email", "a@b.co").is_ok());
+        for bad in [
+            "a", "a@b", "@b.co", "a@.co", "a b@c.co", "a@b.co.", "<a@b.co>",
+        ] {
+            assert!(check_email("email", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn roles_are_known_and_deduplicated() {
+        let codes = vec![
+            "READ_ONLY".to_owned(),
+            "ADMINISTRATOR".to_owned(),
+            "READ_ONLY".to_owned(),
+        ];
+        assert_eq!(
+            parse_roles("roles", &codes),
+            Ok(vec![Role::Administrator, Role::ReadOnly])
+        );
+        insta::assert_snapshot!(parse_roles("roles", &["ROOT".to_owned()]).unwrap_err(), @"roles[0]: unknown role 'ROOT'; roles: ADMINISTRATOR, BILLING_MANAGER, REFERENCE_DATA_MANAGER, CUSTOMER_MANAGER, READ_ONLY");
+        assert!(parse_roles("roles", &[]).is_err());
+    }
+}

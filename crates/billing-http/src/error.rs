@@ -1,0 +1,362 @@
+//! The one mapping from every error in the service to an HTTP response: problem+json
+//! (RFC 9457) with `type`, `title`, `status`, `detail`, `instance`, `requestId`, plus `error`
+//! and `message` for clients of the original platform and `errors` for field problems.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use billing_auth::AuthError;
+use billing_domain::{FieldError, ValidationErrors};
+use billing_persistence::PersistenceError;
+use serde_json::json;
+
+use crate::request_context;
+
+/// An error on its way to becoming a response. Boxed: it travels through many `Result`s.
+#[derive(Debug)]
+pub struct ApiError(Box<Problem>);
+
+#[derive(Debug)]
+struct Problem {
+    status: StatusCode,
+    detail: String,
+    errors: Vec<FieldError>,
+    allow: Option<String>,
+    retry_after: Option<u64>,
+    /// `error` code for `WWW-Authenticate` (RFC 6750) on a 401; `None` when no token was sent.
+    bearer_error: Option<&'static str>,
+    /// The cause of a 5xx, logged and never shown.
+    cause: Option<String>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, detail: impl Into<String>) -> Self {
+        Self(Box::new(Problem {
+            status,
+            detail: detail.into(),
+            errors: Vec::new(),
+            allow: None,
+            retry_after: None,
+            bearer_error: None,
+            cause: None,
+        }))
+    }
+
+    fn with(mut self, change: impl FnOnce(&mut Problem)) -> Self {
+        change(&mut self.0);
+        self
+    }
+
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, detail)
+    }
+
+    /// 400 naming one field.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::validation(ValidationErrors::single(field, message))
+    }
+
+    /// 400 naming every broken field.
+    pub fn validation(errors: ValidationErrors) -> Self {
+        let detail = format!("the request is invalid: {errors}");
+        Self::new(StatusCode::BAD_REQUEST, detail).with(|p| p.errors = errors.errors)
+    }
+
+    pub fn unauthorized(detail: impl Into<String>, bearer_error: Option<&'static str>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, detail).with(|p| p.bearer_error = bearer_error)
+    }
+
+    pub fn forbidden(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, detail)
+    }
+
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, detail)
+    }
+
+    pub fn method_not_allowed(allow: &str) -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("this resource allows only {allow}"),
+        )
+        .with(|p| p.allow = Some(allow.to_owned()))
+    }
+
+    pub fn conflict(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, detail)
+    }
+
+    pub fn precondition_failed(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::PRECONDITION_FAILED, detail)
+    }
+
+    pub fn payload_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than {limit} bytes"),
+        )
+    }
+
+    pub fn unsupported_media_type(expected: &str) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("the request body must be sent as Content-Type: {expected}"),
+        )
+    }
+
+    pub fn too_many_requests(detail: impl Into<String>, retry_after_seconds: u64) -> Self {
+        Self::new(StatusCode::TOO_MANY_REQUESTS, detail)
+            .with(|p| p.retry_after = Some(retry_after_seconds.max(1)))
+    }
+
+    pub fn unavailable(cause: impl Into<String>) -> Self {
+        let cause = cause.into();
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the service is busy; retry shortly",
+        )
+        .with(|p| {
+            p.retry_after = Some(1);
+            p.cause = Some(cause);
+        })
+    }
+
+    pub fn internal(cause: impl Into<String>) -> Self {
+        let cause = cause.into();
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "an internal error occurred; quote the requestId when reporting it",
+        )
+        .with(|p| p.cause = Some(cause))
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.0.status
+    }
+
+    pub fn detail(&self) -> &str {
+        &self.0.detail
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.0.status, self.0.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.0.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let context = request_context::current();
+        if let Some(cause) = &self.0.cause {
+            tracing::error!(request_id = %context.request_id, status = self.0.status.as_u16(), %cause, "request failed");
+        }
+        let title = self.0.status.canonical_reason().unwrap_or("Error");
+        let mut body = json!({
+            "type": "about:blank",
+            "title": title,
+            "status": self.0.status.as_u16(),
+            "detail": self.0.detail,
+            "instance": context.path,
+            "requestId": context.request_id,
+            "error": title,
+            "message": self.0.detail,
+        });
+        if !self.0.errors.is_empty() {
+            body["errors"] = self
+                .0
+                .errors
+                .iter()
+                .map(|error| json!({ "field": error.field, "message": error.message }))
+                .collect();
+        }
+        let mut response = HttpResponse::build(self.0.status);
+        response.content_type("application/problem+json");
+        if let Some(allow) = &self.0.allow {
+            response.insert_header((header::ALLOW, allow.as_str()));
+        }
+        if let Some(seconds) = self.0.retry_after {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
+        if self.0.status == StatusCode::UNAUTHORIZED {
+            let challenge = match self.0.bearer_error {
+                Some(code) => format!(
+                    "Bearer realm=\"billing\", error=\"{code}\", error_description=\"{}\"",
+                    self.0.detail.replace('"', "'")
+                ),
+                None => "Bearer realm=\"billing\"".to_owned(),
+            };
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.insert_header((header::WWW_AUTHENTICATE, value));
+            }
+        }
+        response.body(body.to_string())
+    }
+}
+
+impl From<ValidationErrors> for ApiError {
+    fn from(errors: ValidationErrors) -> Self {
+        ApiError::validation(errors)
+    }
+}
+
+impl From<PersistenceError> for ApiError {
+    fn from(error: PersistenceError) -> Self {
+        match error {
+            PersistenceError::UniqueViolation { constraint } => ApiError::conflict(format!(
+                "a record with the same unique values already exists ({})",
+                describe_constraint(&constraint)
+            )),
+            PersistenceError::ForeignKeyViolation { .. } => ApiError::conflict(
+                "the record is still referenced by other records, or refers to a missing one",
+            ),
+            PersistenceError::Unavailable(cause) => ApiError::unavailable(cause),
+            other => ApiError::internal(other.to_string()),
+        }
+    }
+}
+
+/// Which fields a unique constraint covers, in API words.
+fn describe_constraint(constraint: &str) -> &'static str {
+    const KNOWN: [(&str, &str); 6] = [
+        ("username", "username"),
+        ("currencies", "code"),
+        ("locales", "country and currency"),
+        ("reference_data_sources", "name"),
+        ("source_charge_groups", "referenceDataSourceId and code"),
+        (
+            "reference_data_source_charge_groups",
+            "referenceDataSourceId and code",
+        ),
+    ];
+    KNOWN
+        .iter()
+        .find(|(needle, _)| constraint.contains(needle))
+        .map_or("unique fields", |(_, words)| words)
+}
+
+impl From<AuthError> for ApiError {
+    fn from(error: AuthError) -> Self {
+        match error {
+            AuthError::InvalidCredentials => ApiError::unauthorized(error.to_string(), None),
+            AuthError::BrandMismatch => ApiError::unauthorized(error.to_string(), None),
+            AuthError::InvalidToken(reason) => {
+                ApiError::unauthorized(reason, Some("invalid_token"))
+            }
+            AuthError::InvalidRefreshToken => ApiError::unauthorized(error.to_string(), None),
+            AuthError::TooManyAttempts { retry_after } => ApiError::too_many_requests(
+                "too many failed sign-in attempts; wait before trying again",
+                retry_after.as_secs(),
+            ),
+            AuthError::Busy => ApiError::unavailable("password hashing pool saturated"),
+            AuthError::Forbidden(permission) => ApiError::forbidden(format!(
+                "this operation needs the permission {permission}, which your roles do not grant"
+            )),
+            AuthError::Storage(storage) => storage.into(),
+            AuthError::Internal(cause) => ApiError::internal(cause),
+        }
+    }
+}
+
+impl From<actix_web::error::BlockingError> for ApiError {
+    fn from(error: actix_web::error::BlockingError) -> Self {
+        ApiError::internal(format!("blocking task failed: {error}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::body::MessageBody;
+
+    use super::*;
+
+    fn body_of(error: ApiError) -> (u16, Vec<(String, String)>, serde_json::Value) {
+        let response = error.error_response();
+        let status = response.status().as_u16();
+        let mut headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.to_string(),
+                    value.to_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        headers.sort();
+        let bytes = response.into_body().try_into_bytes().unwrap_or_default();
+        (
+            status,
+            headers,
+            serde_json::from_slice(&bytes).unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn validation_problems_list_every_field() {
+        let mut errors = ValidationErrors::default();
+        errors.push("name", "must be 1 to 50 characters long (got 0)");
+        errors.push("endDate", "must not be before startDate");
+        insta::assert_debug_snapshot!(body_of(ApiError::validation(errors)), @r#"
+        (
+            400,
+            [
+                (
+                    "content-type",
+                    "application/problem+json",
+                ),
+            ],
+            Object {
+                "type": String("about:blank"),
+                "title": String("Bad Request"),
+                "status": Number(400),
+                "detail": String("the request is invalid: name: must be 1 to 50 characters long (got 0); endDate: must not be before startDate"),
+                "instance": String(""),
+                "requestId": String(""),
+                "error": String("Bad Request"),
+                "message": String("the request is invalid: name: must be 1 to 50 characters long (got 0); endDate: must not be before startDate"),
+                "errors": Array [
+                    Object {
+                        "field": String("name"),
+                        "message": String("must be 1 to 50 characters long (got 0)"),
+                    },
+                    Object {
+                        "field": String("endDate"),
+                        "message": String("must not be before startDate"),
+                    },
+                ],
+            },
+        )
+        "#);
+    }
+
+    #[test]
+    fn internal_errors_hide_their_cause() {
+        let (status, _, body) = body_of(ApiError::internal(
+            "connection refused to 10.0.0.5 with password hunter2",
+        ));
+        assert_eq!(status, 500);
+        assert!(!body.to_string().contains("hunter2"));
+        assert!(!body.to_string().contains("10.0.0.5"));
+    }
+
+    #[test]
+    fn status_specific_headers() {
+        let (_, headers, _) = body_of(ApiError::unauthorized(
+            "the access token has expired",
+            Some("invalid_token"),
+        ));
+        assert!(headers.contains(&(
+            "www-authenticate".into(),
+            "Bearer realm=\"billing\", error=\"invalid_token\", error_description=\"the access token has expired\"".into()
+        )));
+        let (_, headers, _) = body_of(ApiError::too_many_requests("slow down", 30));
+        assert!(headers.contains(&("retry-after".into(), "30".into())));
+        let (_, headers, _) = body_of(ApiError::method_not_allowed("GET, HEAD"));
+        assert!(headers.contains(&("allow".into(), "GET, HEAD".into())));
+    }
+}

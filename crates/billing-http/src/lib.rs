@@ -1,0 +1,106 @@
+//! The JSON REST interface: routes, the conventions machinery, problem+json errors and the
+//! OpenAPI document.
+//!
+//! **Only this crate knows actix and JSON.** Resources are declared in [`resources`] and
+//! served by [`machinery`]; every error becomes a response in [`error`], in one place.
+
+pub mod error;
+pub mod machinery;
+pub mod metrics;
+pub mod openapi;
+pub mod request_context;
+pub mod resources;
+pub mod routes;
+pub mod state;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpRequest, web};
+
+pub use error::ApiError;
+pub use state::{AppState, HttpLimits};
+
+/// The OpenAPI document of everything [`application`] serves.
+pub fn openapi_document() -> serde_json::Value {
+    openapi::document(&resources::documentation())
+}
+
+async fn unknown_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::not_found(format!(
+        "no route for {} {}",
+        request.method(),
+        request.path()
+    )))
+}
+
+/// A path served by one method; any other method gets a problem+json 405 with `Allow`.
+fn single(path: &str, method: &'static str, route: actix_web::Route) -> actix_web::Resource {
+    web::resource(path)
+        .route(route)
+        .default_service(machinery::handlers::method_not_allowed(method.to_owned()))
+}
+
+/// The whole application, ready for `HttpServer::new`.
+pub fn application(
+    state: web::Data<AppState>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .wrap(from_fn(request_context::middleware))
+        .service(single(
+            "/health/live",
+            "GET",
+            web::get().to(routes::health::live),
+        ))
+        .service(single(
+            "/health/ready",
+            "GET",
+            web::get().to(routes::health::ready),
+        ))
+        .service(single(
+            "/metrics",
+            "GET",
+            web::get().to(routes::health::metrics),
+        ))
+        .service(
+            web::scope("/v1")
+                .service(single(
+                    "/authenticate",
+                    "POST",
+                    web::post().to(routes::authentication::authenticate),
+                ))
+                .service(single(
+                    "/authenticate/refresh",
+                    "POST",
+                    web::post().to(routes::authentication::refresh),
+                ))
+                .service(single(
+                    "/authenticate/revoke",
+                    "POST",
+                    web::post().to(routes::authentication::revoke),
+                ))
+                .service(single(
+                    "/user-roles",
+                    "GET",
+                    web::get().to(routes::user_roles::list),
+                ))
+                .service(single(
+                    "/openapi.json",
+                    "GET",
+                    web::get().to(routes::documentation::openapi),
+                ))
+                .configure(resources::register_all),
+        )
+        .service(web::redirect("/docs", "/docs/"))
+        .service(routes::documentation::swagger_ui())
+        .default_service(web::to(unknown_route))
+}

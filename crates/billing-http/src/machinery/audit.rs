@@ -1,0 +1,75 @@
+//! The audit trail: every write through the machinery records who, when, what (the record
+//! before and after, as returned by the API, so write-only secrets never enter it) and the
+//! request id, in the same transaction as the write.
+
+use billing_auth::AuthenticatedUser;
+use billing_persistence::DbConnection;
+use billing_persistence::audit_events::{self, NewAuditEvent};
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::request_context;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Create,
+    Replace,
+    Patch,
+    Update,
+    Delete,
+}
+
+impl Action {
+    pub fn code(self) -> &'static str {
+        match self {
+            Action::Create => "CREATE",
+            Action::Replace => "REPLACE",
+            Action::Patch => "PATCH",
+            Action::Update => "UPDATE",
+            Action::Delete => "DELETE",
+        }
+    }
+}
+
+/// Who is writing, in which request: captured in the async handler, because the transaction
+/// runs on a blocking thread where the request's task-local context is not visible.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    pub caller: AuthenticatedUser,
+    pub request_id: String,
+}
+
+impl Writer {
+    pub fn new(caller: AuthenticatedUser) -> Self {
+        Self {
+            caller,
+            request_id: request_context::current().request_id,
+        }
+    }
+}
+
+pub fn record(
+    connection: &mut DbConnection,
+    writer: &Writer,
+    action: Action,
+    resource: &str,
+    record_id: i64,
+    before: Option<&Value>,
+    after: Option<&Value>,
+) -> Result<(), ApiError> {
+    audit_events::insert(
+        connection,
+        &NewAuditEvent {
+            occurred_at: billing_persistence::now(),
+            user_id: writer.caller.id,
+            username: writer.caller.username.clone(),
+            action: action.code().to_owned(),
+            resource: resource.to_owned(),
+            record_id,
+            before_state: before.map(Value::to_string),
+            after_state: after.map(Value::to_string),
+            request_id: writer.request_id.clone(),
+        },
+    )?;
+    Ok(())
+}

@@ -1,0 +1,555 @@
+//! The generic handlers: list, exists, get, create, replace, patch and delete for any
+//! [`Resource`], and the one function that routes them.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use billing_domain::ValidationErrors;
+use billing_domain::query::PageRequest;
+use serde_json::Value;
+
+use super::audit::{self, Action};
+use super::idempotency::{self, StoredResponse};
+use super::list::{link_header, parse_list_params, project};
+use super::patch;
+use super::request::{
+    BodyKind, Caller, IfMatch, check_if_match, deserialize, etag, if_match, path_id, query_pairs,
+    read_json, reject_query, validate,
+};
+use super::resource::{Access, Resource, not_found};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+type Handled = Result<HttpResponse, ApiError>;
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(value)
+        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))
+}
+
+/// The answer when a record changed between read and write: 412 if the client asked for a
+/// precondition, else 409.
+fn lost_race(conditional: bool) -> ApiError {
+    if conditional {
+        ApiError::precondition_failed("the record changed while the request was processed")
+    } else {
+        ApiError::conflict("the record was changed by another request at the same time; retry")
+    }
+}
+
+fn with_etag(mut response: HttpResponse, version: i64) -> HttpResponse {
+    if let Ok(value) = HeaderValue::from_str(&etag(version)) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response
+}
+
+/// The record `id` as it is now: 404 when missing, 412 when `If-Match` no longer matches.
+fn current<R: Resource>(
+    connection: &mut billing_persistence::DbConnection,
+    caller: &billing_auth::AuthenticatedUser,
+    id: i64,
+    condition: &IfMatch,
+) -> Result<R::Record, ApiError> {
+    let record = R::find(connection, caller, id)?.ok_or_else(|| not_found::<R>(id))?;
+    check_if_match(condition, R::version(&record))?;
+    Ok(record)
+}
+
+/// Replaces `current` (whose JSON form is `before`) by `input` and records the change.
+fn replace_recorded<R: Resource>(
+    connection: &mut billing_persistence::DbConnection,
+    writer: &audit::Writer,
+    action: Action,
+    current: &R::Record,
+    before: &Value,
+    input: R::Input,
+    conditional: bool,
+) -> Result<R::Record, ApiError> {
+    let record = R::replace(connection, &writer.caller, current, input)?
+        .ok_or_else(|| lost_race(conditional))?;
+    let after = to_json(&record)?;
+    audit::record(
+        connection,
+        writer,
+        action,
+        R::PATH,
+        R::id(&record),
+        Some(before),
+        Some(&after),
+    )?;
+    Ok(record)
+}
+
+/// 200 with the record and its `ETag`.
+fn record_response<R: Resource>(record: &R::Record) -> Handled {
+    Ok(with_etag(
+        HttpResponse::Ok().json(to_json(record)?),
+        R::version(record),
+    ))
+}
+
+/// Members a body may not set: names `R` does not have, and read-only fields.
+fn settable_member_errors<'k, R: Resource>(
+    keys: impl Iterator<Item = &'k String>,
+    field_name: impl Fn(&str) -> String,
+) -> ValidationErrors {
+    let mut errors = ValidationErrors::default();
+    for key in keys {
+        match R::FIELDS.iter().find(|field| field.name == key) {
+            None => errors.push(field_name(key), "unknown field"),
+            Some(field) if field.access == Access::ReadOnly => {
+                errors.push(field_name(key), "is read-only and cannot be set")
+            }
+            Some(_) => {}
+        }
+    }
+    errors
+}
+
+/// Refuses top-level members a body may not carry: unknown names and read-only fields.
+fn check_body_members<R: Resource>(body: &Value, prefix: &str) -> Result<(), ApiError> {
+    let Value::Object(map) = body else {
+        return Err(ApiError::field(
+            if prefix.is_empty() { "body" } else { prefix },
+            "must be a JSON object",
+        ));
+    };
+    let mut errors = settable_member_errors::<R>(map.keys(), |key| format!("{prefix}{key}"));
+    for field in R::FIELDS
+        .iter()
+        .filter(|field| field.required && field.access == Access::ReadWrite)
+    {
+        if !map.contains_key(field.name) {
+            errors.push(format!("{prefix}{}", field.name), "is required");
+        }
+    }
+    errors.into_result(|| ())?;
+    Ok(())
+}
+
+/// Body → input: members checked, types checked (naming the field), garde rules checked.
+pub fn parse_input<R: Resource>(body: Value, prefix: &str) -> Result<R::Input, ApiError> {
+    check_body_members::<R>(&body, prefix)?;
+    let input: R::Input = deserialize(body).map_err(|error| prefix_error(error, prefix))?;
+    validate(&input).map_err(|error| prefix_error(error, prefix))?;
+    Ok(input)
+}
+
+fn prefix_error(error: ApiError, prefix: &str) -> ApiError {
+    if prefix.is_empty() {
+        error
+    } else {
+        ApiError::bad_request(format!("element {prefix}: {}", error.detail()))
+    }
+}
+
+pub async fn list<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+) -> Handled {
+    caller.require(R::READ)?;
+    let pairs = query_pairs(&request)?;
+    let params = parse_list_params::<R>(&pairs, true)?;
+    let database = state.database.clone();
+    let query = params.query.clone();
+    let (records, total) =
+        web::block(move || database.read(|c| R::list(c, &caller, &query))).await??;
+    let rows = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+    let page = params.query.page.unwrap_or(PageRequest {
+        page: 1,
+        page_size: 1,
+    });
+    Ok(HttpResponse::Ok()
+        .insert_header(("X-Total-Count", total.to_string()))
+        .insert_header((header::LINK, link_header(&request, &pairs, page, total)))
+        .json(project(rows, &params.fields)))
+}
+
+pub async fn exists<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+) -> Handled {
+    caller.require(R::READ)?;
+    let mut params = parse_list_params::<R>(&query_pairs(&request)?, false)?;
+    params.query.page = Some(PageRequest {
+        page: 1,
+        page_size: 1,
+    });
+    params.query.sort.clear();
+    let database = state.database.clone();
+    let (_, total) =
+        web::block(move || database.read(|c| R::list(c, &caller, &params.query))).await??;
+    let status = if total > 0 {
+        StatusCode::OK
+    } else {
+        StatusCode::NOT_FOUND
+    };
+    Ok(HttpResponse::build(status)
+        .insert_header(("X-Total-Count", total.to_string()))
+        .finish())
+}
+
+pub async fn get<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+) -> Handled {
+    caller.require(R::READ)?;
+    reject_query(&request)?;
+    let id = path_id(&request)?;
+    let database = state.database.clone();
+    let record = web::block(move || database.read(|c| R::find(c, &caller, id)))
+        .await??
+        .ok_or_else(|| not_found::<R>(id))?;
+    Ok(with_etag(
+        HttpResponse::Ok().json(to_json(&record)?),
+        R::version(&record),
+    ))
+}
+
+pub async fn create<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+    payload: web::Payload,
+) -> Handled {
+    caller.require(R::WRITE)?;
+    let writer = audit::Writer::new(caller.clone());
+    reject_query(&request)?;
+    let key = idempotency::key(&request)?;
+    let (body, bytes) =
+        read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let fingerprint = idempotency::fingerprint(&request, &bytes);
+    let (inputs, many) = match body {
+        Value::Array(elements) if R::OPERATIONS.bulk_create => {
+            if elements.is_empty() {
+                return Err(ApiError::field(
+                    "body",
+                    "the array must hold at least one element",
+                ));
+            }
+            let inputs = elements
+                .into_iter()
+                .enumerate()
+                .map(|(index, element)| parse_input::<R>(element, &format!("[{index}]")))
+                .collect::<Result<Vec<_>, _>>()?;
+            (inputs, true)
+        }
+        single => (vec![parse_input::<R>(single, "")?], false),
+    };
+    let database = state.database.clone();
+    let stored = web::block(move || {
+        database.write(|c| {
+            if let Some(key) = &key
+                && let Some(stored) = idempotency::replay(c, caller.id, key, &fingerprint)?
+            {
+                return Ok((stored, true));
+            }
+            let mut records = Vec::with_capacity(inputs.len());
+            for input in inputs {
+                let record = R::create(c, &caller, input)?;
+                audit::record(
+                    c,
+                    &writer,
+                    Action::Create,
+                    R::PATH,
+                    R::id(&record),
+                    None,
+                    Some(&to_json(&record)?),
+                )?;
+                records.push(record);
+            }
+            let (body, location, version) = if many {
+                (to_json(&records)?, None, None)
+            } else {
+                let record = records
+                    .first()
+                    .ok_or_else(|| ApiError::internal("create returned nothing"))?;
+                let location = format!("/v1/{}/{}", R::PATH, R::id(record));
+                (to_json(record)?, Some(location), Some(R::version(record)))
+            };
+            let response = StoredResponse {
+                status: R::CREATED_STATUS,
+                body: body.to_string(),
+                location,
+                version,
+            };
+            if let Some(key) = key {
+                idempotency::remember(c, caller.id, key, fingerprint, &response)?;
+            }
+            Ok::<_, ApiError>((response, false))
+        })
+    })
+    .await??;
+    let (response, replayed) = stored;
+    let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::CREATED);
+    let mut builder = HttpResponse::build(status);
+    builder.content_type("application/json");
+    if let Some(location) = &response.location {
+        builder.insert_header((header::LOCATION, location.as_str()));
+    }
+    if let Some(version) = response.version {
+        builder.insert_header((header::ETAG, etag(version)));
+    }
+    if replayed {
+        builder.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(builder.body(response.body))
+}
+
+/// What every write on one record starts with: the permission, who writes, no query
+/// parameters, the path id and `If-Match`.
+struct ItemWrite {
+    writer: audit::Writer,
+    id: i64,
+    condition: IfMatch,
+}
+
+impl ItemWrite {
+    fn of<R: Resource>(
+        request: &HttpRequest,
+        caller: &billing_auth::AuthenticatedUser,
+    ) -> Result<Self, ApiError> {
+        caller.require(R::WRITE)?;
+        reject_query(request)?;
+        Ok(Self {
+            writer: audit::Writer::new(caller.clone()),
+            id: path_id(request)?,
+            condition: if_match(request)?,
+        })
+    }
+}
+
+pub async fn replace<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+    payload: web::Payload,
+) -> Handled {
+    let ItemWrite {
+        writer,
+        id,
+        condition,
+    } = ItemWrite::of::<R>(&request, &caller)?;
+    let (body, _) = read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let input = parse_input::<R>(body, "")?;
+    let database = state.database.clone();
+    let record = web::block(move || {
+        database.write(|c| {
+            let current = current::<R>(c, &caller, id, &condition)?;
+            let before = to_json(&current)?;
+            replace_recorded::<R>(
+                c,
+                &writer,
+                Action::Replace,
+                &current,
+                &before,
+                input,
+                condition.is_some(),
+            )
+        })
+    })
+    .await??;
+    record_response::<R>(&record)
+}
+
+pub async fn patch<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+    payload: web::Payload,
+) -> Handled {
+    let ItemWrite {
+        writer,
+        id,
+        condition,
+    } = ItemWrite::of::<R>(&request, &caller)?;
+    let (body, _) = read_json(
+        &request,
+        payload,
+        BodyKind::JsonPatch,
+        state.limits.body_bytes,
+    )
+    .await?;
+    let operations = patch::parse_patch(body, R::FIELDS)?;
+    let database = state.database.clone();
+    let record = web::block(move || {
+        database.write(|c| {
+            let current = current::<R>(c, &caller, id, &condition)?;
+            let before = to_json(&current)?;
+            let mut document = before.clone();
+            patch::apply(&mut document, &operations)?;
+            patch::strip_read_only(&mut document, R::FIELDS);
+            let input = parse_input::<R>(document, "")?;
+            replace_recorded::<R>(
+                c,
+                &writer,
+                Action::Patch,
+                &current,
+                &before,
+                input,
+                condition.is_some(),
+            )
+        })
+    })
+    .await??;
+    record_response::<R>(&record)
+}
+
+pub async fn delete<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+) -> Handled {
+    let ItemWrite {
+        writer,
+        id,
+        condition,
+    } = ItemWrite::of::<R>(&request, &caller)?;
+    let database = state.database.clone();
+    web::block(move || {
+        database.write(|c| {
+            let current = current::<R>(c, &caller, id, &condition)?;
+            if !R::delete(c, &caller, &current)? {
+                return Err(lost_race(condition.is_some()));
+            }
+            let before = to_json(&current)?;
+            audit::record(c, &writer, Action::Delete, R::PATH, id, Some(&before), None)
+        })
+    })
+    .await??;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+pub async fn bulk_update<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+    payload: web::Payload,
+) -> Handled {
+    caller.require(R::WRITE)?;
+    let writer = audit::Writer::new(caller.clone());
+    reject_query(&request)?;
+    let (body, _) = read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let Value::Array(elements) = body else {
+        return Err(ApiError::field(
+            "body",
+            "must be an array of objects, each with the id of the record to change",
+        ));
+    };
+    if elements.is_empty() || elements.len() > patch::MAX_OPERATIONS {
+        return Err(ApiError::field(
+            "body",
+            format!("must hold 1 to {} elements", patch::MAX_OPERATIONS),
+        ));
+    }
+    let mut changes = Vec::with_capacity(elements.len());
+    for (index, element) in elements.into_iter().enumerate() {
+        let Value::Object(mut members) = element else {
+            return Err(ApiError::field(format!("[{index}]"), "must be an object"));
+        };
+        let id = members
+            .remove("id")
+            .and_then(|id| id.as_i64())
+            .filter(|id| *id >= 1);
+        let id = id.ok_or_else(|| {
+            ApiError::field(
+                format!("[{index}].id"),
+                "is required: the id (>= 1) of the record to change",
+            )
+        })?;
+        settable_member_errors::<R>(members.keys(), |key| format!("[{index}].{key}"))
+            .into_result(|| ())?;
+        changes.push((index, id, members));
+    }
+    let database = state.database.clone();
+    let records = web::block(move || {
+        database.write(|c| {
+            let mut records = Vec::with_capacity(changes.len());
+            for (index, id, members) in changes {
+                let current = current::<R>(c, &caller, id, &None)?;
+                let before = to_json(&current)?;
+                let mut document = before.clone();
+                if let Value::Object(map) = &mut document {
+                    map.extend(members);
+                }
+                patch::strip_read_only(&mut document, R::FIELDS);
+                let input = parse_input::<R>(document, &format!("[{index}]"))?;
+                let record = replace_recorded::<R>(
+                    c,
+                    &writer,
+                    Action::Update,
+                    &current,
+                    &before,
+                    input,
+                    false,
+                )?;
+                records.push(record);
+            }
+            Ok::<_, ApiError>(records)
+        })
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(to_json(&records)?))
+}
+
+/// The methods a path answers, for `Allow` and 405.
+fn allowed(methods: &[(&'static str, bool)]) -> String {
+    methods
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(method, _)| *method)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn method_not_allowed(allow: String) -> actix_web::Route {
+    web::route().to(move || {
+        let allow = allow.clone();
+        async move { Err::<HttpResponse, ApiError>(ApiError::method_not_allowed(&allow)) }
+    })
+}
+
+/// Routes `R` under the current scope: the collection and, when it has ids, the item.
+pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
+    let ops = R::OPERATIONS;
+    let mut collection = web::resource(format!("/{}", R::PATH))
+        .route(web::get().to(list::<R>))
+        .route(web::head().to(exists::<R>));
+    if ops.create {
+        collection = collection.route(web::post().to(create::<R>));
+    }
+    if ops.bulk_update {
+        collection = collection.route(web::patch().to(bulk_update::<R>));
+    }
+    let allow = allowed(&[
+        ("GET", true),
+        ("HEAD", true),
+        ("POST", ops.create),
+        ("PATCH", ops.bulk_update),
+    ]);
+    config.service(collection.default_service(method_not_allowed(allow)));
+    if !ops.get {
+        return;
+    }
+    let mut item = web::resource(format!("/{}/{{id}}", R::PATH)).route(web::get().to(get::<R>));
+    if ops.replace {
+        item = item.route(web::put().to(replace::<R>));
+    }
+    if ops.patch {
+        item = item.route(web::patch().to(patch::<R>));
+    }
+    if ops.delete {
+        item = item.route(web::delete().to(delete::<R>));
+    }
+    let allow = allowed(&[
+        ("GET", true),
+        ("PUT", ops.replace),
+        ("PATCH", ops.patch),
+        ("DELETE", ops.delete),
+    ]);
+    config.service(item.default_service(method_not_allowed(allow)));
+}

@@ -1,0 +1,104 @@
+//! `Idempotency-Key` on POST: the first response is stored with a fingerprint of the request;
+//! a retry with the same key and body within 24 hours gets it again, another body a 409.
+
+use actix_web::HttpRequest;
+use billing_persistence::DbConnection;
+use billing_persistence::idempotency::{self, NewIdempotencyRecord};
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+
+pub const HEADER: &str = "idempotency-key";
+const RETENTION_HOURS: i64 = 24;
+
+/// The key of a request, if it carries one: 1..=255 visible ASCII characters.
+pub fn key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = request.headers().get(HEADER) else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Ok(text)
+            if !text.is_empty()
+                && text.len() <= 255
+                && text.bytes().all(|b| b.is_ascii_graphic()) =>
+        {
+            Ok(Some(text.to_owned()))
+        }
+        _ => Err(ApiError::field(
+            "Idempotency-Key",
+            "must be 1 to 255 visible ASCII characters",
+        )),
+    }
+}
+
+/// What identifies "the same request": method, path and body bytes.
+pub fn fingerprint(request: &HttpRequest, body: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(request.method().as_str().as_bytes());
+    hasher.update(b" ");
+    hasher.update(request.path().as_bytes());
+    hasher.update(b"\n");
+    hasher.update(body);
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// A response to send again.
+pub struct StoredResponse {
+    pub status: u16,
+    pub body: String,
+    pub location: Option<String>,
+    /// The version of a single created record (not kept for replays: it may have changed since).
+    pub version: Option<i64>,
+}
+
+fn not_before() -> chrono::NaiveDateTime {
+    billing_persistence::now() - chrono::Duration::hours(RETENTION_HOURS)
+}
+
+/// The stored response for this key, or a 409 when the key was used for another request.
+pub fn replay(
+    connection: &mut DbConnection,
+    user_id: i64,
+    key: &str,
+    fingerprint: &str,
+) -> Result<Option<StoredResponse>, ApiError> {
+    match idempotency::find(connection, user_id, key, not_before())? {
+        None => Ok(None),
+        Some(row) if row.request_fingerprint == fingerprint => Ok(Some(StoredResponse {
+            status: u16::try_from(row.response_status).unwrap_or(200),
+            body: row.response_body,
+            location: row.location,
+            version: None,
+        })),
+        Some(_) => Err(ApiError::conflict(
+            "this Idempotency-Key was already used with a different request",
+        )),
+    }
+}
+
+pub fn remember(
+    connection: &mut DbConnection,
+    user_id: i64,
+    key: String,
+    fingerprint: String,
+    response: &StoredResponse,
+) -> Result<(), ApiError> {
+    idempotency::insert(
+        connection,
+        &NewIdempotencyRecord {
+            user_id,
+            idempotency_key: key,
+            request_fingerprint: fingerprint,
+            response_status: i32::from(response.status),
+            response_body: response.body.clone(),
+            location: response.location.clone(),
+            created_date: billing_persistence::now(),
+        },
+        not_before(),
+    )?;
+    Ok(())
+}

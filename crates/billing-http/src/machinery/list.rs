@@ -1,0 +1,168 @@
+//! List parameters: page, pageSize, sort, fields and the resource's filters; unknown or
+//! repeated parameters are refused. Also the `Link` header and the `fields` projection.
+
+use actix_web::HttpRequest;
+use billing_domain::ValidationErrors;
+use billing_domain::query::{FieldFilter, ListQuery, PageRequest, parse_filter, parse_sort};
+use serde_json::Value;
+
+use super::resource::{Access, Resource};
+use crate::error::ApiError;
+
+pub struct ListParams {
+    pub query: ListQuery,
+    pub fields: Option<Vec<String>>,
+}
+
+/// Parses list parameters for `R`. `page`/`pageSize` are required when `require_page`.
+pub fn parse_list_params<R: Resource>(
+    pairs: &[(String, String)],
+    require_page: bool,
+) -> Result<ListParams, ApiError> {
+    let mut errors = ValidationErrors::default();
+    let mut seen: Vec<&str> = Vec::new();
+    let (mut page, mut page_size, mut sort, mut fields) = (None, None, Vec::new(), None);
+    let mut filters = Vec::new();
+    for (name, value) in pairs {
+        if seen.contains(&name.as_str()) {
+            errors.push(name.clone(), "appears more than once");
+            continue;
+        }
+        seen.push(name);
+        match name.as_str() {
+            "page" => {
+                page = errors.collect(
+                    PageRequest::parse_page(value).map_err(|m| ValidationErrors::single("page", m)),
+                )
+            }
+            "pageSize" => {
+                page_size = errors.collect(
+                    PageRequest::parse_page_size(value)
+                        .map_err(|m| ValidationErrors::single("pageSize", m)),
+                )
+            }
+            "sort" => {
+                sort = errors
+                    .collect(
+                        parse_sort(value, R::SORT_KEYS)
+                            .map_err(|m| ValidationErrors::single("sort", m)),
+                    )
+                    .unwrap_or_default()
+            }
+            "fields" => fields = errors.collect(parse_fields::<R>(value)),
+            other => match R::FILTERS.iter().find(|filter| filter.name == other) {
+                Some(filter) => {
+                    if let Some(parsed) = errors.collect(
+                        parse_filter(filter.kind, value)
+                            .map_err(|m| ValidationErrors::single(filter.name, m)),
+                    ) {
+                        filters.push(FieldFilter {
+                            field: filter.name,
+                            filter: parsed,
+                        });
+                    }
+                }
+                None => {
+                    let known: Vec<&str> = ["page", "pageSize", "sort", "fields"]
+                        .into_iter()
+                        .chain(R::FILTERS.iter().map(|filter| filter.name))
+                        .collect();
+                    errors.push(
+                        other,
+                        format!("unknown query parameter; known: {}", known.join(", ")),
+                    );
+                }
+            },
+        }
+    }
+    if require_page {
+        if !seen.contains(&"page") {
+            errors.push("page", "is required (an integer >= 1)");
+        }
+        if !seen.contains(&"pageSize") {
+            errors.push("pageSize", "is required (an integer from 1 to 1000)");
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    let page = match (page, page_size) {
+        (Some(page), Some(page_size)) => Some(PageRequest { page, page_size }),
+        _ => None,
+    };
+    Ok(ListParams {
+        query: ListQuery {
+            filters,
+            sort,
+            page,
+        },
+        fields,
+    })
+}
+
+fn parse_fields<R: Resource>(value: &str) -> Result<Vec<String>, ValidationErrors> {
+    let readable: Vec<&str> = R::FIELDS
+        .iter()
+        .filter(|f| f.access != Access::WriteOnly)
+        .map(|f| f.name)
+        .collect();
+    let mut names = Vec::new();
+    for name in value.split(',') {
+        if !readable.contains(&name) {
+            return Err(ValidationErrors::single(
+                "fields",
+                format!("unknown field '{name}'; fields: {}", readable.join(", ")),
+            ));
+        }
+        if !names.iter().any(|n: &String| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    Ok(names)
+}
+
+/// Keeps only `fields` of each object (all of them when `None`).
+pub fn project(records: Vec<Value>, fields: &Option<Vec<String>>) -> Vec<Value> {
+    let Some(fields) = fields else { return records };
+    records
+        .into_iter()
+        .map(|record| match record {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .filter(|(key, _)| fields.contains(key))
+                    .collect(),
+            ),
+            other => other,
+        })
+        .collect()
+}
+
+/// RFC 8288 links to the first, previous, next and last pages, keeping every other parameter.
+pub fn link_header(
+    request: &HttpRequest,
+    pairs: &[(String, String)],
+    page: PageRequest,
+    total: i64,
+) -> String {
+    let last = page.last_page(total);
+    let current = i64::from(page.page);
+    let link = |target: i64, relation: &str| {
+        let mut params: Vec<(String, String)> = pairs
+            .iter()
+            .filter(|(name, _)| name != "page")
+            .cloned()
+            .collect();
+        params.insert(0, ("page".to_owned(), target.to_string()));
+        let query = serde_urlencoded::to_string(&params).unwrap_or_default();
+        format!("<{}?{}>; rel=\"{}\"", request.path(), query, relation)
+    };
+    let mut links = vec![link(1, "first")];
+    if current > 1 {
+        links.push(link((current - 1).min(last), "prev"));
+    }
+    if current < last {
+        links.push(link(current + 1, "next"));
+    }
+    links.push(link(last, "last"));
+    links.join(", ")
+}

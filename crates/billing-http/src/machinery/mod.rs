@@ -1,0 +1,11 @@
+//! The conventions of decisions §1, written once: every resource declares itself through
+//! [`resource::Resource`] and these modules serve it.
+
+pub mod audit;
+pub mod handlers;
+pub mod idempotency;
+pub mod list;
+pub mod patch;
+pub mod request;
+pub mod resource;
+pub mod serde_dates;

@@ -1,0 +1,97 @@
+//! JSON Patch (RFC 6902) on a resource's JSON form: all six operations, applied all or nothing.
+//! Read-only fields cannot be touched; a failed `test` is a 409.
+
+use json_patch::{Patch, PatchErrorKind, PatchOperation};
+use serde_json::Value;
+
+use super::resource::{Access, Field};
+use crate::error::ApiError;
+
+/// The most operations one patch may carry.
+pub const MAX_OPERATIONS: usize = 1000;
+
+/// Parses a patch document and refuses operations that would change read-only fields.
+pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
+    if !body.is_array() {
+        return Err(ApiError::field(
+            "body",
+            "a JSON Patch document is an array of operations",
+        ));
+    }
+    let patch: Patch = super::request::deserialize(body)?;
+    if patch.0.len() > MAX_OPERATIONS {
+        return Err(ApiError::field(
+            "body",
+            format!(
+                "at most {MAX_OPERATIONS} operations are accepted (got {})",
+                patch.0.len()
+            ),
+        ));
+    }
+    for (index, operation) in patch.0.iter().enumerate() {
+        let touched: Vec<String> = match operation {
+            PatchOperation::Add(op) => vec![op.path.to_string()],
+            PatchOperation::Remove(op) => vec![op.path.to_string()],
+            PatchOperation::Replace(op) => vec![op.path.to_string()],
+            PatchOperation::Move(op) => vec![op.path.to_string(), op.from.to_string()],
+            PatchOperation::Copy(op) => vec![op.path.to_string()],
+            PatchOperation::Test(_) => Vec::new(),
+        };
+        for path in touched {
+            let top = top_level_field(&path);
+            if path.is_empty() {
+                return Err(ApiError::field(
+                    format!("[{index}].path"),
+                    "the whole document cannot be replaced; patch individual fields",
+                ));
+            }
+            if fields
+                .iter()
+                .any(|field| field.name == top && field.access == Access::ReadOnly)
+            {
+                return Err(ApiError::field(
+                    format!("[{index}].path"),
+                    format!("'{top}' is read-only"),
+                ));
+            }
+        }
+    }
+    Ok(patch)
+}
+
+/// The first segment of a JSON Pointer, unescaped.
+fn top_level_field(pointer: &str) -> String {
+    pointer
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .replace("~1", "/")
+        .replace("~0", "~")
+}
+
+/// Applies `patch` to `document`; on failure the document is left unspecified (callers discard it).
+pub fn apply(document: &mut Value, patch: &Patch) -> Result<(), ApiError> {
+    json_patch::patch_unsafe(document, &patch.0).map_err(|error| match error.kind {
+        PatchErrorKind::TestFailed => ApiError::conflict(format!(
+            "test operation {} failed: the value at '{}' differs",
+            error.operation, error.path
+        )),
+        kind => ApiError::field(
+            format!("[{}].path", error.operation),
+            format!("{kind} ('{}')", error.path),
+        ),
+    })
+}
+
+/// Removes the read-only fields of a patched document so it reads as an input body.
+pub fn strip_read_only(document: &mut Value, fields: &[Field]) {
+    if let Value::Object(map) = document {
+        for field in fields
+            .iter()
+            .filter(|field| field.access == Access::ReadOnly)
+        {
+            map.remove(field.name);
+        }
+    }
+}

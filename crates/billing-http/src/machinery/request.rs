@@ -1,0 +1,268 @@
+//! Reading requests: the caller, path ids, query pairs, preconditions and bodies. No handler
+//! reads headers or bytes itself.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, web};
+use billing_auth::AuthenticatedUser;
+use billing_domain::ValidationErrors;
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The authenticated caller. Extracting it checks the bearer token and the user's current state.
+pub struct Caller(pub AuthenticatedUser);
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(request: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let state = request.app_data::<web::Data<AppState>>().cloned();
+        let token = bearer_token(request);
+        Box::pin(async move {
+            let state = state.ok_or_else(|| ApiError::internal("application state missing"))?;
+            let user = state.auth.authenticate_bearer(&token?).await?;
+            Ok(Caller(user))
+        })
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header (RFC 6750 token68 characters).
+fn bearer_token(request: &HttpRequest) -> Result<String, ApiError> {
+    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
+        return Err(ApiError::unauthorized(
+            "an Authorization: Bearer <token> header is required",
+            None,
+        ));
+    };
+    let malformed = || {
+        ApiError::unauthorized(
+            "the Authorization header is malformed; expected Bearer <token>",
+            Some("invalid_request"),
+        )
+    };
+    let text = value.to_str().map_err(|_| malformed())?;
+    let (scheme, token) = text.split_once(' ').ok_or_else(malformed)?;
+    let token = token.trim();
+    let token68 =
+        |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '+' | '/' | '=');
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || !token.chars().all(token68) {
+        return Err(malformed());
+    }
+    Ok(token.to_owned())
+}
+
+/// The `{id}` path segment: an integer >= 1.
+pub fn path_id(request: &HttpRequest) -> Result<i64, ApiError> {
+    let raw = request.match_info().get("id").unwrap_or_default();
+    match raw.parse::<i64>() {
+        Ok(id) if id >= 1 && !raw.starts_with('+') => Ok(id),
+        _ => Err(ApiError::field("id", "the path id must be an integer >= 1")),
+    }
+}
+
+/// The decoded query parameters, in order.
+pub fn query_pairs(request: &HttpRequest) -> Result<Vec<(String, String)>, ApiError> {
+    serde_urlencoded::from_str::<Vec<(String, String)>>(request.query_string())
+        .map_err(|e| ApiError::bad_request(format!("the query string is malformed: {e}")))
+}
+
+/// 400 when the request has any query parameter (operations that take none).
+pub fn reject_query(request: &HttpRequest) -> Result<(), ApiError> {
+    match query_pairs(request)?.first() {
+        Some((name, _)) => Err(ApiError::field(
+            name.clone(),
+            "unknown query parameter; this operation takes none",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What an `If-Match` header accepts: `None` when absent, `Some(None)` for `*`, else the tags.
+pub type IfMatch = Option<Option<Vec<String>>>;
+
+/// The versions an `If-Match` header accepts.
+pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
+    let Some(value) = request.headers().get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| ApiError::field("If-Match", "the header is malformed"))?
+        .trim();
+    if text == "*" {
+        return Ok(Some(None));
+    }
+    let tags: Vec<String> = text
+        .split(',')
+        .map(|tag| tag.trim().trim_start_matches("W/").to_owned())
+        .collect();
+    if tags
+        .iter()
+        .any(|tag| tag.len() < 2 || !tag.starts_with('"') || !tag.ends_with('"'))
+    {
+        return Err(ApiError::field(
+            "If-Match",
+            "expected one or more quoted entity tags, or *",
+        ));
+    }
+    Ok(Some(Some(tags)))
+}
+
+/// The entity tag of a record version.
+pub fn etag(version: i64) -> String {
+    format!("\"{version}\"")
+}
+
+/// 412 unless `condition` (from [`if_match`]) accepts `version`.
+pub fn check_if_match(
+    condition: &Option<Option<Vec<String>>>,
+    version: i64,
+) -> Result<(), ApiError> {
+    match condition {
+        Some(Some(tags)) if !tags.contains(&etag(version)) => {
+            Err(ApiError::precondition_failed(format!(
+                "If-Match does not match the current version {}; fetch the record again",
+                etag(version)
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    Json,
+    JsonPatch,
+}
+
+impl BodyKind {
+    fn media_type(self) -> &'static str {
+        match self {
+            BodyKind::Json => "application/json",
+            BodyKind::JsonPatch => "application/json-patch+json",
+        }
+    }
+}
+
+/// Reads the body: checks the content type (415), the size limit (413) and the JSON syntax (400).
+pub async fn read_json(
+    request: &HttpRequest,
+    mut payload: web::Payload,
+    kind: BodyKind,
+    limit: usize,
+) -> Result<(Value, Vec<u8>), ApiError> {
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .map(|value| {
+            value
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        });
+    if content_type.as_deref() != Some(kind.media_type()) {
+        return Err(ApiError::unsupported_media_type(kind.media_type()));
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return Err(ApiError::payload_too_large(limit));
+    }
+    let mut bytes = Vec::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::bad_request(format!("the request body could not be read: {e}"))
+        })?;
+        if bytes.len() + chunk.len() > limit {
+            return Err(ApiError::payload_too_large(limit));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    let value = serde_json::from_slice::<Value>(&bytes)
+        .map_err(|e| ApiError::bad_request(format!("the request body is not valid JSON: {e}")))?;
+    Ok((value, bytes))
+}
+
+/// Turns a JSON value into `T`, naming the field of the first type error.
+pub fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|error| {
+        let path = error.path().to_string();
+        let field = if path == "." { "body".to_owned() } else { path };
+        ApiError::field(field, error.into_inner().to_string())
+    })
+}
+
+/// Runs garde's checks, naming fields in the API's camelCase.
+pub fn validate<T: garde::Validate<Context = ()>>(value: &T) -> Result<(), ApiError> {
+    value.validate().map_err(|report| {
+        let mut errors = ValidationErrors::default();
+        for (path, error) in report.iter() {
+            errors.push(
+                camel_case_path(&path.to_string()),
+                error.message().to_owned(),
+            );
+        }
+        ApiError::validation(errors)
+    })
+}
+
+/// `charge_group_id` → `chargeGroupId`, segment by segment.
+pub fn camel_case_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut upper_next = false;
+    for c in path.chars() {
+        if c == '_' {
+            upper_next = true;
+        } else if upper_next {
+            out.extend(c.to_uppercase());
+            upper_next = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The client address as the socket saw it (proxies are not trusted).
+pub fn client_address(request: &HttpRequest) -> String {
+    request
+        .peer_addr()
+        .map_or_else(|| "unknown".to_owned(), |addr| addr.ip().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_case_paths() {
+        insta::assert_snapshot!(camel_case_path("locale.country_code[0].charge_group_id"), @"locale.countryCode[0].chargeGroupId");
+    }
+
+    #[test]
+    fn if_match_versions() {
+        assert!(check_if_match(&None, 3).is_ok());
+        assert!(check_if_match(&Some(None), 3).is_ok());
+        assert!(check_if_match(&Some(Some(vec!["\"3\"".into()])), 3).is_ok());
+        assert_eq!(
+            check_if_match(&Some(Some(vec!["\"2\"".into()])), 3)
+                .unwrap_err()
+                .status()
+                .as_u16(),
+            412
+        );
+    }
+}

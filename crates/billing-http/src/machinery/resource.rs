@@ -1,0 +1,316 @@
+//! A resource declared once: its fields, filters, sort keys, permissions, operations and the
+//! storage calls behind them. [`super::handlers`] turns a declaration into routes and
+//! `crate::openapi` into documentation.
+
+use billing_auth::AuthenticatedUser;
+use billing_domain::query::{FilterKind, ListQuery};
+use billing_domain::roles::Permission;
+use billing_persistence::DbConnection;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The JSON type of a field, with its documented rules.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldType {
+    /// int64 >= 1.
+    Id,
+    Integer {
+        minimum: i64,
+        maximum: i64,
+    },
+    /// Free text of the service's character set.
+    Text {
+        min: u32,
+        max: u32,
+    },
+    /// Text with its own pattern.
+    Pattern {
+        pattern: &'static str,
+        min: u32,
+        max: u32,
+    },
+    Date,
+    DateTime,
+    Boolean,
+    Enum(&'static [&'static str]),
+    Object(&'static [Field]),
+    Array(&'static FieldType),
+    /// Any JSON object (a record's state in the audit trail).
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+    WriteOnly,
+}
+
+/// One top-level (or nested) field of a resource's JSON form.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    pub name: &'static str,
+    pub field_type: FieldType,
+    pub access: Access,
+    /// Required in a create or replace body.
+    pub required: bool,
+    /// May be `null` (or left out) in a body and is `null` in a response when unset.
+    pub nullable: bool,
+    pub description: &'static str,
+}
+
+impl Field {
+    const fn new(
+        name: &'static str,
+        field_type: FieldType,
+        access: Access,
+        required: bool,
+        nullable: bool,
+        description: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            field_type,
+            access,
+            required,
+            nullable,
+            description,
+        }
+    }
+
+    pub const fn read_only(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::ReadOnly,
+            false,
+            false,
+            description,
+        )
+    }
+
+    pub const fn required(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::ReadWrite,
+            true,
+            false,
+            description,
+        )
+    }
+
+    pub const fn optional(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::ReadWrite,
+            false,
+            true,
+            description,
+        )
+    }
+
+    pub const fn write_only(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::WriteOnly,
+            false,
+            false,
+            description,
+        )
+    }
+
+    pub const fn nullable(mut self) -> Self {
+        self.nullable = true;
+        self
+    }
+}
+
+/// A list filter parameter.
+#[derive(Debug, Clone, Copy)]
+pub struct FilterParam {
+    pub name: &'static str,
+    pub kind: FilterKind,
+    pub description: &'static str,
+}
+
+impl FilterParam {
+    pub const fn new(name: &'static str, kind: FilterKind, description: &'static str) -> Self {
+        Self {
+            name,
+            kind,
+            description,
+        }
+    }
+}
+
+/// Which operations a resource offers beyond list, exists and get.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Operations {
+    /// `GET /{path}/{id}`; false for resources without numeric ids.
+    pub get: bool,
+    pub create: bool,
+    /// `POST` also takes an array and creates every element, all or nothing.
+    pub bulk_create: bool,
+    pub replace: bool,
+    pub patch: bool,
+    pub delete: bool,
+    /// `PATCH` on the collection: an array of `{id, …members to change}`, all or nothing.
+    pub bulk_update: bool,
+}
+
+impl Operations {
+    pub const READ_ONLY: Operations = Operations {
+        get: true,
+        create: false,
+        bulk_create: false,
+        replace: false,
+        patch: false,
+        delete: false,
+        bulk_update: false,
+    };
+    pub const ALL: Operations = Operations {
+        get: true,
+        create: true,
+        bulk_create: false,
+        replace: true,
+        patch: true,
+        delete: true,
+        bulk_update: false,
+    };
+}
+
+/// A record's identity and version: its `Location`, its `ETag`, the version an update expects.
+pub trait Versioned {
+    fn id(&self) -> i64;
+    fn version(&self) -> i64;
+}
+
+/// Implements [`Versioned`] for records with `id` and `version` fields.
+#[macro_export]
+macro_rules! versioned {
+    ($($record:ty),* $(,)?) => {
+        $(impl $crate::machinery::resource::Versioned for $record {
+            fn id(&self) -> i64 {
+                self.id
+            }
+
+            fn version(&self) -> i64 {
+                self.version
+            }
+        })*
+    };
+}
+
+pub trait Resource: Sized + 'static {
+    /// The path segment under `/v1`, e.g. `charge-groups`.
+    const PATH: &'static str;
+    /// A record, in words: `charge group`.
+    const NOUN: &'static str;
+    const DESCRIPTION: &'static str;
+    const READ: Permission;
+    const WRITE: Permission;
+    const OPERATIONS: Operations;
+    const FIELDS: &'static [Field];
+    const FILTERS: &'static [FilterParam];
+    const SORT_KEYS: &'static [&'static str];
+    /// The status of a successful create.
+    const CREATED_STATUS: u16 = 201;
+
+    /// The JSON form returned to clients.
+    type Record: Serialize + Versioned + Send + 'static;
+    /// The JSON form accepted by create and replace (and produced by applying a patch).
+    type Input: DeserializeOwned + garde::Validate<Context = ()> + Send + 'static;
+
+    fn id(record: &Self::Record) -> i64 {
+        record.id()
+    }
+
+    fn version(record: &Self::Record) -> i64 {
+        record.version()
+    }
+
+    fn list(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        query: &ListQuery,
+    ) -> ApiResult<(Vec<Self::Record>, i64)>;
+
+    fn find(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        id: i64,
+    ) -> ApiResult<Option<Self::Record>>;
+
+    fn create(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        input: Self::Input,
+    ) -> ApiResult<Self::Record> {
+        let _ = (connection, caller, input);
+        Err(ApiError::method_not_allowed("GET, HEAD"))
+    }
+
+    /// `Ok(None)` when `current` changed underneath (another writer won).
+    fn replace(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Self::Record,
+        input: Self::Input,
+    ) -> ApiResult<Option<Self::Record>> {
+        let _ = (connection, caller, current, input);
+        Err(ApiError::method_not_allowed("GET, HEAD"))
+    }
+
+    /// `Ok(false)` when `current` changed underneath.
+    fn delete(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Self::Record,
+    ) -> ApiResult<bool> {
+        let _ = (connection, caller, current);
+        Err(ApiError::method_not_allowed("GET, HEAD"))
+    }
+}
+
+/// A page of storage rows as API records.
+pub fn page<Row, Record: From<Row>>((rows, total): (Vec<Row>, i64)) -> (Vec<Record>, i64) {
+    (rows.into_iter().map(Record::from).collect(), total)
+}
+
+/// 404 for a missing record of `R`.
+pub fn not_found<R: Resource>(id: i64) -> ApiError {
+    ApiError::not_found(format!("{} {id} does not exist", R::NOUN))
+}
+
+/// 400 naming `field` for a reference to a record that does not exist.
+pub fn missing_reference(field: &str, noun: &str, id: i64) -> ApiError {
+    ApiError::field(field, format!("{noun} {id} does not exist"))
+}
+
+/// 409 when a record cannot be removed because others use it.
+pub fn still_referenced(noun: &str, id: i64, by: &str) -> ApiError {
+    ApiError::conflict(format!("{noun} {id} is still referenced by {by}"))
+}

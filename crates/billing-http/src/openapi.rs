@@ -1,0 +1,439 @@
+//! The OpenAPI 3.1 document, generated from the resource declarations (fields, filters, sort
+//! keys, operations, permissions) plus the few hand-written routes. What is served is what is
+//! documented: both come from the same declarations.
+
+use billing_domain::query::FilterKind;
+use billing_domain::roles::Permission;
+use billing_domain::text::TEXT_PUNCTUATION;
+use serde_json::{Map, Value, json};
+
+use crate::machinery::resource::{Access, Field, FieldType, FilterParam, Operations, Resource};
+
+/// A resource's declaration, type-erased for documentation.
+pub struct ResourceDoc {
+    pub path: &'static str,
+    pub noun: &'static str,
+    pub description: &'static str,
+    pub read: Permission,
+    pub write: Permission,
+    pub operations: Operations,
+    pub fields: &'static [Field],
+    pub filters: &'static [FilterParam],
+    pub sort_keys: &'static [&'static str],
+    pub created_status: u16,
+}
+
+impl ResourceDoc {
+    pub fn of<R: Resource>() -> Self {
+        Self {
+            path: R::PATH,
+            noun: R::NOUN,
+            description: R::DESCRIPTION,
+            read: R::READ,
+            write: R::WRITE,
+            operations: R::OPERATIONS,
+            fields: R::FIELDS,
+            filters: R::FILTERS,
+            sort_keys: R::SORT_KEYS,
+            created_status: R::CREATED_STATUS,
+        }
+    }
+
+    fn schema_name(&self) -> String {
+        self.noun.split(' ').map(capitalize).collect()
+    }
+}
+
+fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The free-text rule as a regular expression.
+fn text_pattern() -> String {
+    let mut escaped = String::new();
+    for c in TEXT_PUNCTUATION.chars() {
+        if "\\^$.|?*+()[]{}-/".contains(c) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    format!("^[\\p{{L}}\\p{{N}} \\t\\r\\n{escaped}]*$")
+}
+
+fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
+    match field_type {
+        FieldType::Id => json!({ "type": "integer", "format": "int64", "minimum": 1 }),
+        FieldType::Integer { minimum, maximum } => {
+            json!({ "type": "integer", "format": "int64", "minimum": minimum, "maximum": maximum })
+        }
+        FieldType::Text { min, max } => {
+            json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": text_pattern() })
+        }
+        FieldType::Pattern { pattern, min, max } => {
+            json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
+        }
+        FieldType::Date => json!({ "type": "string", "format": "date" }),
+        FieldType::DateTime => json!({ "type": "string", "format": "date-time" }),
+        FieldType::Boolean => json!({ "type": "boolean" }),
+        FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
+        FieldType::Object(fields) => {
+            object_schema(fields, access.is_some_and(|a| a != Access::ReadOnly))
+        }
+        FieldType::Array(items) => json!({ "type": "array", "items": type_schema(items, access) }),
+        FieldType::Json => json!({ "type": "object" }),
+    }
+}
+
+/// The schema of an object of `fields`, as sent (`input`) or as returned.
+fn object_schema(fields: &[Field], input: bool) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for field in fields {
+        let shown = if input {
+            field.access != Access::ReadOnly
+        } else {
+            field.access != Access::WriteOnly
+        };
+        if !shown {
+            continue;
+        }
+        let mut schema = type_schema(
+            &field.field_type,
+            Some(if input {
+                Access::ReadWrite
+            } else {
+                Access::ReadOnly
+            }),
+        );
+        if field.nullable
+            && let Some(kind) = schema.get("type").cloned()
+        {
+            schema["type"] = json!([kind, "null"]);
+        }
+        schema["description"] = json!(field.description);
+        if !input && field.access == Access::ReadOnly {
+            schema["readOnly"] = json!(true);
+        }
+        if input && field.access == Access::WriteOnly {
+            schema["writeOnly"] = json!(true);
+        }
+        if (input && field.required)
+            || (!input && !field.nullable && field.access != Access::WriteOnly)
+        {
+            required.push(field.name);
+        }
+        properties.insert(field.name.to_owned(), schema);
+    }
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+}
+
+fn problem(description: &str) -> Value {
+    json!({ "description": description, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } })
+}
+
+fn errors(statuses: &[u16]) -> Map<String, Value> {
+    statuses
+        .iter()
+        .map(|status| {
+            let text = match status {
+                400 => "Invalid request: the body, a parameter or a field breaks a rule (errors names each field).",
+                401 => "Missing, malformed, expired or invalid bearer token, or inactive user.",
+                403 => "The user's roles lack the permission.",
+                404 => "No record with this id.",
+                405 => "Method not allowed on this path (see Allow).",
+                409 => "Conflict: duplicate, still referenced, concurrent change, reused Idempotency-Key or failed test operation.",
+                412 => "If-Match does not match, or the data belongs to a source with siMaintained = true.",
+                413 => "The body is larger than the limit.",
+                415 => "Wrong Content-Type.",
+                429 => "Too many failed sign-ins (see Retry-After).",
+                503 => "The database is busy or unreachable (see Retry-After).",
+                _ => "Error.",
+            };
+            (status.to_string(), problem(text))
+        })
+        .collect()
+}
+
+fn filter_parameter(filter: &FilterParam) -> Value {
+    let description = format!("{} Syntax: {}.", filter.description, filter.kind.syntax());
+    let schema = match filter.kind {
+        FilterKind::Boolean => json!({ "type": "string", "enum": ["true", "false"] }),
+        _ => json!({ "type": "string" }),
+    };
+    json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
+    let mut parameters = Vec::new();
+    if paged {
+        parameters.push(json!({ "name": "page", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1 } }));
+        parameters.push(json!({ "name": "pageSize", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 1000 } }));
+        parameters.push(json!({ "name": "sort", "in": "query", "required": false,
+            "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
+            "schema": { "type": "string" } }));
+        let readable: Vec<&str> = resource
+            .fields
+            .iter()
+            .filter(|f| f.access != Access::WriteOnly)
+            .map(|f| f.name)
+            .collect();
+        parameters.push(json!({ "name": "fields", "in": "query", "required": false,
+            "description": format!("Comma-separated top-level fields to return: {}.", readable.join(", ")),
+            "schema": { "type": "string" } }));
+    }
+    parameters.extend(resource.filters.iter().map(filter_parameter));
+    parameters
+}
+
+fn id_parameter() -> Value {
+    json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "integer", "format": "int64", "minimum": 1 } })
+}
+
+fn json_body(schema: Value, media_type: &str) -> Value {
+    json!({ "required": true, "content": { media_type: { "schema": schema } } })
+}
+
+fn with_errors(mut responses: Map<String, Value>, statuses: &[u16]) -> Value {
+    responses.extend(errors(statuses));
+    Value::Object(responses)
+}
+
+fn permission_note(permission: Permission) -> String {
+    format!(" Needs permission {}.", permission.code())
+}
+
+fn resource_paths(
+    resource: &ResourceDoc,
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) {
+    let name = resource.schema_name();
+    let input_name = format!("{name}Input");
+    schemas.insert(name.clone(), object_schema(resource.fields, false));
+    let record = json!({ "$ref": format!("#/components/schemas/{name}") });
+    let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
+    let tag = [resource.path];
+    let ops = resource.operations;
+    let etag_header = json!({ "ETag": { "description": "Version of the record, for If-Match.", "schema": { "type": "string" } } });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412).", "schema": { "type": "string" } });
+
+    let mut collection = Map::new();
+    collection.insert("get".into(), json!({
+        "tags": tag, "summary": format!("List {}s", resource.noun),
+        "description": format!("{}{}", resource.description, permission_note(resource.read)),
+        "parameters": list_parameters(resource, true),
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+            "description": "One page of records.",
+            "headers": {
+                "X-Total-Count": { "description": "Rows matching the filters.", "schema": { "type": "integer" } },
+                "Link": { "description": "RFC 8288 links: first, prev, next, last.", "schema": { "type": "string" } }
+            },
+            "content": { "application/json": { "schema": { "type": "array", "items": record } } }
+        }))]), &[400, 401, 403]),
+    }));
+    collection.insert("head".into(), json!({
+        "tags": tag, "summary": format!("Check whether {}s matching the filters exist", resource.noun),
+        "parameters": list_parameters(resource, false),
+        "responses": {
+            "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
+            "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
+            "400": { "description": "Invalid filter." }, "401": { "description": "Not authenticated." }, "403": { "description": "Missing permission." }
+        }
+    }));
+    if ops.create || ops.replace || ops.patch || ops.bulk_update {
+        schemas.insert(input_name, object_schema(resource.fields, true));
+    }
+    if ops.create {
+        let body_schema = if ops.bulk_create {
+            json!({ "oneOf": [input, { "type": "array", "items": input, "minItems": 1 }] })
+        } else {
+            input.clone()
+        };
+        collection.insert("post".into(), json!({
+            "tags": tag, "summary": format!("Create a {}", resource.noun),
+            "description": format!("Read-only fields are refused. Idempotency-Key makes retries safe for 24 hours.{}", permission_note(resource.write)),
+            "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "maxLength": 255 } }],
+            "requestBody": json_body(body_schema, "application/json"),
+            "responses": with_errors(Map::from_iter([(resource.created_status.to_string(), json!({
+                "description": "Created.",
+                "headers": { "Location": { "schema": { "type": "string" } } },
+                "content": { "application/json": { "schema": record } }
+            }))]), &[400, 401, 403, 409, 412, 413, 415]),
+        }));
+    }
+    if ops.bulk_update {
+        collection.insert("patch".into(), json!({
+            "tags": tag, "summary": format!("Change several {}s", resource.noun),
+            "description": format!("An array of objects, each with the id of a record and the members to change; all or nothing.{}", permission_note(resource.write)),
+            "requestBody": json_body(json!({ "type": "array", "items": { "type": "object", "required": ["id"] } }), "application/json"),
+            "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+                "description": "The changed records.", "content": { "application/json": { "schema": { "type": "array", "items": record } } }
+            }))]), &[400, 401, 403, 404, 409, 413, 415]),
+        }));
+    }
+    paths.insert(format!("/v1/{}", resource.path), Value::Object(collection));
+    if !ops.get {
+        return;
+    }
+    let one = |description: &str| json!({ "description": description, "headers": etag_header, "content": { "application/json": { "schema": record } } });
+    let mut item = Map::new();
+    item.insert("parameters".into(), json!([id_parameter()]));
+    item.insert("get".into(), json!({
+        "tags": tag, "summary": format!("Get one {}", resource.noun),
+        "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
+    }));
+    if ops.replace {
+        item.insert("put".into(), json!({
+            "tags": tag, "summary": format!("Replace a {}", resource.noun), "parameters": [if_match],
+            "requestBody": json_body(input.clone(), "application/json"),
+            "responses": with_errors(Map::from_iter([("200".to_owned(), one("Replaced."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
+        }));
+    }
+    if ops.patch {
+        item.insert("patch".into(), json!({
+            "tags": tag, "summary": format!("Patch a {} (RFC 6902)", resource.noun),
+            "description": "Operations apply to the record's JSON form, all or nothing; the result is validated as a replace would be. Read-only fields cannot be changed; a failed test is 409.",
+            "parameters": [if_match],
+            "requestBody": json_body(json!({ "$ref": "#/components/schemas/JsonPatch" }), "application/json-patch+json"),
+            "responses": with_errors(Map::from_iter([("200".to_owned(), one("Patched."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
+        }));
+    }
+    if ops.delete {
+        item.insert("delete".into(), json!({
+            "tags": tag, "summary": format!("Delete a {}", resource.noun), "parameters": [if_match],
+            "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Deleted." }))]), &[400, 401, 403, 404, 409, 412]),
+        }));
+    }
+    paths.insert(format!("/v1/{}/{{id}}", resource.path), Value::Object(item));
+}
+
+fn hand_written_paths(paths: &mut Map<String, Value>) {
+    let tokens = json!({ "type": "object", "required": ["token", "tokenType", "expiresIn", "refreshToken", "username"], "properties": {
+        "token": { "type": "string", "description": "JWT access token (HS256)." },
+        "tokenType": { "type": "string", "enum": ["Bearer"] },
+        "expiresIn": { "type": "integer", "description": "Seconds until the access token expires." },
+        "refreshToken": { "type": "string", "description": "Single-use; exchange at /v1/authenticate/refresh." },
+        "username": { "type": "string" }
+    }});
+    let refresh_body = json_body(
+        json!({ "type": "object", "required": ["refreshToken"], "additionalProperties": false,
+        "properties": { "refreshToken": { "type": "string" } } }),
+        "application/json",
+    );
+    let ok_tokens = json!({ "description": "Signed in.", "content": { "application/json": { "schema": tokens } } });
+    paths.insert("/v1/authenticate".into(), json!({ "post": {
+        "tags": ["authentication"], "summary": "Sign in", "security": [],
+        "requestBody": json_body(json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
+            "brand": { "type": "string", "description": "When given, must match the deployment's brand." },
+            "username": { "type": "string" }, "password": { "type": "string", "writeOnly": true }
+        }}), "application/json"),
+        "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens.clone())]), &[400, 401, 413, 415, 429, 503]),
+    }}));
+    paths.insert("/v1/authenticate/refresh".into(), json!({ "post": {
+        "tags": ["authentication"], "summary": "Exchange a refresh token for a new pair", "security": [],
+        "description": "Refresh tokens rotate: each works once. Presenting a used one revokes its whole family.",
+        "requestBody": refresh_body,
+        "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens)]), &[400, 401, 413, 415]),
+    }}));
+    paths.insert("/v1/authenticate/revoke".into(), json!({ "post": {
+        "tags": ["authentication"], "summary": "Sign out: revoke a refresh token and its family", "security": [],
+        "requestBody": refresh_body,
+        "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Revoked." }))]), &[400, 413, 415]),
+    }}));
+    paths.insert("/v1/user-roles".into(), json!({ "get": {
+        "tags": ["users"], "summary": "The built-in roles and their permissions",
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({ "description": "Every role.", "content": { "application/json": { "schema": {
+            "type": "array", "items": { "type": "object", "properties": {
+                "code": { "type": "string" }, "name": { "type": "string" }, "description": { "type": "string" },
+                "permissions": { "type": "array", "items": { "type": "string" } } } } } } } }))]), &[400, 401]),
+    }}));
+    let health = |summary: &str| {
+        json!({ "get": { "tags": ["operations"], "summary": summary, "security": [],
+        "responses": { "200": { "description": "Healthy." }, "503": problem("Not ready.") } } })
+    };
+    paths.insert("/health/live".into(), health("The process is up"));
+    paths.insert("/health/ready".into(), health("The database answers"));
+    paths.insert(
+        "/metrics".into(),
+        json!({ "get": { "tags": ["operations"], "security": [],
+            "summary": "Prometheus metrics: requests by method, route and status; latency histogram",
+            "responses": { "200": { "description": "Text exposition format 0.0.4.",
+                "content": { "text/plain": { "schema": { "type": "string" } } } } } } }),
+    );
+    paths.insert(
+        "/v1/openapi.json".into(),
+        json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [],
+        "responses": { "200": { "description": "OpenAPI 3.1 document." } } } }),
+    );
+}
+
+/// The whole document.
+pub fn document(resources: &[ResourceDoc]) -> Value {
+    let mut paths = Map::new();
+    let mut schemas = Map::new();
+    for resource in resources {
+        resource_paths(resource, &mut paths, &mut schemas);
+    }
+    hand_written_paths(&mut paths);
+    schemas.insert("Problem".into(), json!({ "type": "object", "required": ["type", "title", "status", "detail"], "properties": {
+        "type": { "type": "string" }, "title": { "type": "string" }, "status": { "type": "integer" },
+        "detail": { "type": "string" }, "instance": { "type": "string" }, "requestId": { "type": "string" },
+        "error": { "type": "string", "description": "The reason phrase, as the original platform sent it." },
+        "message": { "type": "string", "description": "Same as detail." },
+        "errors": { "type": "array", "items": { "type": "object", "required": ["field", "message"],
+            "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } }
+    }}));
+    schemas.insert("JsonPatch".into(), json!({ "type": "array", "maxItems": 1000, "items": { "type": "object", "required": ["op", "path"], "properties": {
+        "op": { "type": "string", "enum": ["add", "remove", "replace", "move", "copy", "test"] },
+        "path": { "type": "string", "description": "JSON Pointer" }, "value": {}, "from": { "type": "string" }
+    }}}));
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Billing service",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Reference data, customer sites and authentication. Errors are application/problem+json. \
+                Lists take page and pageSize and return X-Total-Count and Link headers. \
+                Reference data interface 1.12; customer and sites interface 1.45."
+        },
+        "servers": [{ "url": "/" }],
+        "security": [{ "bearer": [] }],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT" } }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_document_is_a_visible_diff() {
+        insta::assert_json_snapshot!("openapi", crate::openapi_document());
+    }
+
+    #[test]
+    fn every_declared_field_is_documented() {
+        let document = crate::openapi_document();
+        let schemas = &document["components"]["schemas"];
+        for resource in crate::resources::documentation() {
+            let name = resource.schema_name();
+            for field in resource
+                .fields
+                .iter()
+                .filter(|f| f.access != super::Access::WriteOnly)
+            {
+                assert!(
+                    schemas[&name]["properties"].get(field.name).is_some(),
+                    "{name}.{}",
+                    field.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! `GET /v1/countries`: the ISO 3166-1 list shipped with the service; read-only.
+
+use billing_auth::AuthenticatedUser;
+use billing_domain::query::{FilterKind, ListQuery};
+use billing_domain::roles::Permission;
+use billing_persistence::DbConnection;
+use billing_persistence::countries::{self, CountryRow};
+use serde::Serialize;
+
+use super::common::NoInput;
+
+use crate::machinery::resource::{
+    ApiResult, Field, FieldType, FilterParam, Operations, Resource, page,
+};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Country {
+    pub code: String,
+    pub name: String,
+}
+
+impl From<CountryRow> for Country {
+    fn from(row: CountryRow) -> Self {
+        Self {
+            code: row.code,
+            name: row.name,
+        }
+    }
+}
+
+pub const CODE: Field = Field::read_only(
+    "code",
+    FieldType::Pattern {
+        pattern: "^[A-Z]{2}$",
+        min: 2,
+        max: 2,
+    },
+    "ISO 3166-1 alpha-2 code.",
+);
+pub const NAME: Field = Field::read_only(
+    "name",
+    FieldType::Text { min: 1, max: 50 },
+    "Short English name.",
+);
+
+pub struct Countries;
+
+impl Resource for Countries {
+    const PATH: &'static str = "countries";
+    const NOUN: &'static str = "country";
+    const DESCRIPTION: &'static str =
+        "ISO 3166-1 countries, shipped with the service. Read-only; look one up with ?code=GB.";
+    const READ: Permission = Permission::ReadReferenceData;
+    const WRITE: Permission = Permission::WriteReferenceData;
+    const OPERATIONS: Operations = Operations {
+        get: false,
+        ..Operations::READ_ONLY
+    };
+    const FIELDS: &'static [Field] = &[CODE, NAME];
+    const FILTERS: &'static [FilterParam] = &[
+        FilterParam::new("code", FilterKind::String, "Filter on the code."),
+        FilterParam::new("name", FilterKind::String, "Filter on the name."),
+    ];
+    const SORT_KEYS: &'static [&'static str] = &["code", "name"];
+
+    type Record = Country;
+    type Input = NoInput;
+
+    fn list(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        query: &ListQuery,
+    ) -> ApiResult<(Vec<Country>, i64)> {
+        Ok(page(countries::list(connection, query)?))
+    }
+
+    fn find(_: &mut DbConnection, _: &AuthenticatedUser, _: i64) -> ApiResult<Option<Country>> {
+        Ok(None)
+    }
+}
+
+/// Countries are keyed by code and never change: no numeric id, always version 1.
+impl crate::machinery::resource::Versioned for Country {
+    fn id(&self) -> i64 {
+        0
+    }
+
+    fn version(&self) -> i64 {
+        1
+    }
+}

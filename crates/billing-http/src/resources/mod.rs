@@ -1,0 +1,42 @@
+//! Every resource of the interface, declared once. `register_all` routes them and
+//! `documentation` describes them for the OpenAPI document: one list, so the two cannot drift.
+
+pub mod audit_events;
+pub mod charge_group_categories;
+pub mod charge_groups;
+pub mod common;
+pub mod countries;
+pub mod currencies;
+pub mod locales;
+pub mod reference_data_source_charge_groups;
+pub mod reference_data_sources;
+pub mod users;
+
+use crate::machinery::handlers::register;
+use crate::openapi::ResourceDoc;
+
+macro_rules! resources {
+    ($($resource:ty),* $(,)?) => {
+        /// Routes every resource under the current (`/v1`) scope.
+        pub fn register_all(config: &mut actix_web::web::ServiceConfig) {
+            $(register::<$resource>(config);)*
+        }
+
+        /// The declarations of every resource, for the OpenAPI document.
+        pub fn documentation() -> Vec<ResourceDoc> {
+            vec![$(ResourceDoc::of::<$resource>()),*]
+        }
+    };
+}
+
+resources!(
+    users::Users,
+    countries::Countries,
+    currencies::Currencies,
+    locales::Locales,
+    reference_data_sources::ReferenceDataSources,
+    charge_group_categories::ChargeGroupCategories,
+    charge_groups::ChargeGroups,
+    reference_data_source_charge_groups::ReferenceDataSourceChargeGroups,
+    audit_events::AuditEvents,
+);

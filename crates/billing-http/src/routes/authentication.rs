@@ -1,0 +1,90 @@
+//! `POST /v1/authenticate`, `/v1/authenticate/refresh` and `/v1/authenticate/revoke`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use billing_auth::Secret;
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::machinery::request::{
+    BodyKind, client_address, deserialize, read_json, reject_query, validate,
+};
+use crate::state::AppState;
+
+#[derive(Debug, Deserialize, garde::Validate)]
+#[serde(deny_unknown_fields)]
+pub struct AuthenticateRequest {
+    #[serde(default)]
+    #[garde(inner(length(chars, min = 1, max = 100)))]
+    pub brand: Option<String>,
+    #[garde(length(chars, min = 1, max = 100))]
+    pub username: String,
+    #[garde(skip)]
+    pub password: Secret,
+}
+
+#[derive(Debug, Deserialize, garde::Validate)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefreshRequest {
+    #[garde(skip)]
+    pub refresh_token: Secret,
+}
+
+async fn body<T: serde::de::DeserializeOwned + garde::Validate<Context = ()>>(
+    request: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<T, ApiError> {
+    reject_query(request)?;
+    let (value, _) = read_json(request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    if !value.is_object() {
+        return Err(ApiError::field("body", "must be a JSON object"));
+    }
+    let parsed: T = deserialize(value)?;
+    validate(&parsed)?;
+    Ok(parsed)
+}
+
+pub async fn authenticate(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let credentials: AuthenticateRequest = body(&request, payload, &state).await?;
+    if credentials.password.expose().chars().count() > 1024 {
+        return Err(ApiError::field("password", "is too long"));
+    }
+    let pair = state
+        .auth
+        .authenticate(
+            credentials.brand.as_deref(),
+            &credentials.username,
+            credentials.password,
+            &client_address(&request),
+        )
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(pair))
+}
+
+pub async fn refresh(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let presented: RefreshRequest = body(&request, payload, &state).await?;
+    let pair = state.auth.refresh(presented.refresh_token).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(pair))
+}
+
+pub async fn revoke(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let presented: RefreshRequest = body(&request, payload, &state).await?;
+    state.auth.revoke(presented.refresh_token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

@@ -1,0 +1,6 @@
+//! Routes that are not resources: sign-in, health, roles and the API documents.
+
+pub mod authentication;
+pub mod documentation;
+pub mod health;
+pub mod user_roles;

@@ -1,0 +1,29 @@
+//! What every handler can reach: the database, the auth service and the limits.
+
+use std::sync::Arc;
+
+use billing_auth::AuthService;
+use billing_persistence::Database;
+
+#[derive(Debug, Clone, Copy)]
+pub struct HttpLimits {
+    /// The largest request body accepted, in bytes.
+    pub body_bytes: usize,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            body_bytes: 1024 * 1024,
+        }
+    }
+}
+
+pub struct AppState {
+    pub database: Database,
+    pub auth: Arc<AuthService>,
+    pub limits: HttpLimits,
+    /// The OpenAPI document, built once at start.
+    pub openapi: serde_json::Value,
+    pub metrics: crate::metrics::Metrics,
+}

@@ -1,0 +1,196 @@
+//! Choosing the backend, pooling connections, migrating, and running transactions.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::prelude::*;
+use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::error::{PersistenceError, PersistenceResult};
+
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+
+/// One connection to whichever backend the service runs on.
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Postgres(diesel::PgConnection),
+    Sqlite(diesel::SqliteConnection),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Where the data lives and how many connections to keep.
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    /// `postgres://…` or `postgresql://…` for PostgreSQL; `sqlite://PATH` or a plain path for
+    /// SQLite. `None`: `billing.db` in `data_dir`.
+    pub url: Option<String>,
+    pub data_dir: PathBuf,
+    pub pool_size: u32,
+    pub connection_timeout: Duration,
+}
+
+impl DatabaseConfig {
+    fn resolve(&self) -> (Backend, String) {
+        match self.url.as_deref() {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                (Backend::Postgres, url.to_owned())
+            }
+            Some(url) => (
+                Backend::Sqlite,
+                url.strip_prefix("sqlite://").unwrap_or(url).to_owned(),
+            ),
+            None => (
+                Backend::Sqlite,
+                self.data_dir
+                    .join("billing.db")
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
+        }
+    }
+}
+
+/// Settings every SQLite connection gets: wait for locks instead of failing, write-ahead log,
+/// durable commits (an acknowledged write survives a crash), foreign keys enforced.
+const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
+     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
+
+#[derive(Debug)]
+struct ConnectionSetup;
+
+impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup {
+    fn on_acquire(&self, connection: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(sqlite) = connection {
+            sqlite
+                .batch_execute(SQLITE_PRAGMAS)
+                .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+/// The connection pool; cheap to clone.
+#[derive(Clone)]
+pub struct Database {
+    pool: Pool<ConnectionManager<DbConnection>>,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Database {
+    /// Connects (creating the SQLite file and its directory when needed) and runs pending
+    /// migrations. A failure names its real cause.
+    pub fn open(config: &DatabaseConfig) -> PersistenceResult<Self> {
+        let (backend, url) = config.resolve();
+        match backend {
+            Backend::Postgres => {
+                let mut first = diesel::PgConnection::establish(&url)
+                    .map_err(|e| PersistenceError::Connection(e.to_string()))?;
+                first
+                    .run_pending_migrations(POSTGRES_MIGRATIONS)
+                    .map_err(|e| PersistenceError::Migration(e.to_string()))?;
+            }
+            Backend::Sqlite => {
+                if let Some(parent) = PathBuf::from(&url)
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                {
+                    std::fs::create_dir_all(parent).map_err(|e| {
+                        PersistenceError::Connection(format!(
+                            "cannot create {}: {e}",
+                            parent.display()
+                        ))
+                    })?;
+                }
+                let mut first = diesel::SqliteConnection::establish(&url)
+                    .map_err(|e| PersistenceError::Connection(e.to_string()))?;
+                first.batch_execute(SQLITE_PRAGMAS)?;
+                first
+                    .run_pending_migrations(SQLITE_MIGRATIONS)
+                    .map_err(|e| PersistenceError::Migration(e.to_string()))?;
+            }
+        }
+        let pool = Pool::builder()
+            .max_size(config.pool_size.max(1))
+            .connection_timeout(config.connection_timeout)
+            .test_on_check_out(false)
+            .connection_customizer(Box::new(ConnectionSetup))
+            .build(ConnectionManager::new(url))
+            .map_err(|e| PersistenceError::Connection(e.to_string()))?;
+        Ok(Self { pool, backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Runs `work` on one pooled connection, outside any explicit transaction.
+    pub fn read<T, E>(&self, work: impl FnOnce(&mut DbConnection) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<PersistenceError>,
+    {
+        let mut connection = self.pool.get().map_err(PersistenceError::from)?;
+        work(&mut connection)
+    }
+
+    /// Runs `work` in one write transaction: all of it commits, or none of it.
+    ///
+    /// On SQLite the transaction is `BEGIN IMMEDIATE`, so a read-then-write never fails halfway
+    /// on a lock upgrade; writers queue on the busy timeout instead.
+    pub fn write<T, E>(&self, work: impl FnOnce(&mut DbConnection) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<PersistenceError>,
+    {
+        let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
+        let connection: &mut DbConnection = &mut pooled;
+        match connection {
+            DbConnection::Sqlite(sqlite) => {
+                AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
+            }
+            DbConnection::Postgres(postgres) => AnsiTransactionManager::begin_transaction(postgres),
+        }
+        .map_err(PersistenceError::from)?;
+        match work(connection) {
+            Ok(value) => {
+                <DbConnection as Connection>::TransactionManager::commit_transaction(connection)
+                    .map_err(PersistenceError::from)?;
+                Ok(value)
+            }
+            Err(error) => {
+                if let Err(rollback) =
+                    <DbConnection as Connection>::TransactionManager::rollback_transaction(
+                        connection,
+                    )
+                {
+                    tracing::error!(error = %rollback, "rollback failed");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// True when a connection answers a trivial query (readiness).
+    pub fn is_ready(&self) -> bool {
+        self.read(|connection| {
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>("1"))
+                .get_result::<i32>(connection)
+                .map_err(PersistenceError::from)
+        })
+        .is_ok()
+    }
+}

@@ -1,0 +1,33 @@
+//! Storage for the billing service: one Diesel codebase on SQLite (the embedded default) and
+//! PostgreSQL, chosen at run time by the database URL.
+//!
+//! **Only this crate knows Diesel and SQL.** It takes domain drafts and returns rows; it never
+//! sees HTTP. Money and rates are stored as scaled integers, never floats.
+
+pub mod connection;
+pub mod error;
+#[macro_use]
+pub mod list;
+pub mod schema;
+pub mod scratch;
+
+pub mod audit_events;
+pub mod charge_group_categories;
+pub mod charge_groups;
+pub mod countries;
+pub mod currencies;
+pub mod idempotency;
+pub mod locales;
+pub mod reference_data_sources;
+pub mod refresh_tokens;
+pub mod source_charge_groups;
+pub mod users;
+
+pub use connection::{Backend, Database, DatabaseConfig, DbConnection};
+pub use error::PersistenceError;
+
+/// The current time as stored: UTC, truncated to microseconds so both backends agree.
+pub fn now() -> chrono::NaiveDateTime {
+    use chrono::{SubsecRound, Utc};
+    Utc::now().naive_utc().trunc_subsecs(6)
+}

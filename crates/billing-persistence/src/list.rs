@@ -1,0 +1,272 @@
+//! The list conventions in SQL: filters and sort keys applied to boxed queries.
+//!
+//! Each table declares, once, which parameter maps to which column and how; the macros here
+//! expand those declarations into Diesel calls that run on both backends.
+
+use billing_domain::query::{Filter, TextFilter};
+
+diesel::define_sql_function! {
+    /// SQL `lower` (ASCII-only on SQLite, full Unicode on PostgreSQL).
+    fn lower(value: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+/// A `LIKE` pattern matching `value` as a literal substring, lower-cased; escape char `\`.
+pub fn contains_pattern(value: &str) -> String {
+    let mut pattern = String::with_capacity(value.len() + 2);
+    pattern.push('%');
+    for c in value.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+/// Unwraps the text filter of a parameter declared as text.
+pub fn text_filter(filter: &Filter) -> Option<&TextFilter> {
+    match filter {
+        Filter::Text(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Applies every filter of `$filters` to the boxed `$query`; arms map parameter names to a
+/// kind (`text`, `id`, `boolean`, `date`, `nullable_date`, `date_time`, `id_in`) and column.
+#[macro_export]
+macro_rules! apply_filters {
+    ($query:expr, $filters:expr, { $($name:literal => $kind:ident($($column:tt)+)),* $(,)? }) => {{
+        let mut query = $query;
+        for filter in $filters {
+            query = match filter.field {
+                $($name => $crate::filter_column!($kind, query, ($($column)+), &filter.filter, $name),)*
+                other => return Err($crate::PersistenceError::UnknownField(other.to_owned())),
+            };
+        }
+        query
+    }};
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! filter_column {
+    (text, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+        use billing_domain::query::TextFilter;
+        match $crate::list::text_filter($filter) {
+            Some(TextFilter::Equals(value)) => $query.filter($column.eq(value.clone())),
+            Some(TextFilter::AnyOf(values)) => $query.filter($column.eq_any(values.clone())),
+            Some(TextFilter::Contains(value)) => $query.filter(
+                $crate::list::lower($column)
+                    .like($crate::list::contains_pattern(value))
+                    .escape('\\'),
+            ),
+            None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+    (id, $query:ident, ($column:expr), $filter:expr, $name:literal) => {
+        match $filter {
+            billing_domain::query::Filter::Id(id) => $query.filter($column.eq(*id)),
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    };
+    (boolean, $query:ident, ($column:expr), $filter:expr, $name:literal) => {
+        match $filter {
+            billing_domain::query::Filter::Boolean(value) => $query.filter($column.eq(*value)),
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    };
+    // `id_in(column, |value: bool| subquery)`: the column is among the ids the subquery selects.
+    (id_in, $query:ident, ($column:expr, $subquery:expr), $filter:expr, $name:literal) => {
+        match $filter {
+            billing_domain::query::Filter::Boolean(value) => {
+                $query.filter($column.eq_any(($subquery)(*value)))
+            }
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    };
+    (date, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+        use billing_domain::query::{DateFilter, Filter};
+        match $filter {
+            Filter::Date(DateFilter::On(day)) => $query.filter($column.eq(*day)),
+            Filter::Date(DateFilter::Before(day)) => $query.filter($column.lt(*day)),
+            Filter::Date(DateFilter::After(day) | DateFilter::AfterOrOpen(day)) => {
+                $query.filter($column.gt(*day))
+            }
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+    (nullable_date, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+        use billing_domain::query::{DateFilter, Filter};
+        match $filter {
+            Filter::Date(DateFilter::On(day)) => $query.filter($column.eq(*day)),
+            Filter::Date(DateFilter::Before(day)) => $query.filter($column.lt(*day)),
+            Filter::Date(DateFilter::After(day)) => $query.filter($column.gt(*day)),
+            Filter::Date(DateFilter::AfterOrOpen(day)) => {
+                $query.filter($column.gt(*day).or($column.is_null()))
+            }
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+    (date_time, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+        use billing_domain::query::{DateTimeFilter, Filter};
+        match $filter {
+            Filter::DateTime(DateTimeFilter::At(at)) => $query.filter($column.eq(*at)),
+            Filter::DateTime(DateTimeFilter::Before(at)) => $query.filter($column.lt(*at)),
+            Filter::DateTime(DateTimeFilter::After(at)) => $query.filter($column.gt(*at)),
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+}
+
+/// Orders the boxed `$query` by `$sort` keys (kinds `plain` and `nullable`: NULL sorts as the
+/// largest value on both backends), then by `$id` so pages are stable.
+#[macro_export]
+macro_rules! apply_sort {
+    ($query:expr, $sort:expr, $id:expr, { $($name:literal => $kind:ident($column:expr)),* $(,)? }) => {{
+        let mut query = $query;
+        for key in $sort {
+            query = match key.field {
+                $($name => $crate::sort_column!($kind, query, $column, key.descending),)*
+                other => return Err($crate::PersistenceError::UnknownField(other.to_owned())),
+            };
+        }
+        query.then_order_by($id.asc())
+    }};
+}
+
+#[macro_export]
+#[doc(hidden)]
+macro_rules! sort_column {
+    (plain, $query:ident, $column:expr, $descending:expr) => {
+        if $descending {
+            $query.then_order_by($column.desc())
+        } else {
+            $query.then_order_by($column.asc())
+        }
+    };
+    (nullable, $query:ident, $column:expr, $descending:expr) => {
+        if $descending {
+            $query
+                .then_order_by($column.is_null().desc())
+                .then_order_by($column.desc())
+        } else {
+            $query
+                .then_order_by($column.is_null().asc())
+                .then_order_by($column.asc())
+        }
+    };
+}
+
+/// Declares `pub fn list(connection, query) -> (rows, total)`: one count and (when the page is
+/// not past the end) one select, both with the same filters.
+#[macro_export]
+macro_rules! define_list {
+    (
+        source: $source:expr,
+        select: $select:expr,
+        row: $row:ty,
+        id: $id:expr,
+        filters: { $($filters:tt)* },
+        sort: { $($sorts:tt)* } $(,)?
+    ) => {
+        /// One page of rows matching the query, and how many rows match in all.
+        pub fn list(
+            connection: &mut $crate::DbConnection,
+            query: &billing_domain::query::ListQuery,
+        ) -> $crate::error::PersistenceResult<(Vec<$row>, i64)> {
+            let total: i64 =
+                $crate::apply_filters!($source.count().into_boxed(), &query.filters, { $($filters)* })
+                    .get_result(connection)?;
+            if total == 0 || query.page.is_some_and(|page| page.offset() >= total) {
+                return Ok((Vec::new(), total));
+            }
+            let filtered = $crate::apply_filters!($source.select($select).into_boxed(), &query.filters, { $($filters)* });
+            let mut sorted = $crate::apply_sort!(filtered, &query.sort, $id, { $($sorts)* });
+            if let Some(page) = query.page {
+                sorted = sorted.limit(page.limit()).offset(page.offset());
+            }
+            Ok((sorted.load::<$row>(connection)?, total))
+        }
+    };
+}
+
+/// Declares `find`, `exists`, `insert`, `update` and `delete` for a table with an `id` and a
+/// `version` column. `update` and `delete` succeed only at the expected version (optimistic
+/// concurrency: of two writers holding the same version, exactly one wins).
+#[macro_export]
+macro_rules! define_crud {
+    (table: $table:ident, row: $row:ty, changes: $changes:ty $(,)?) => {
+        pub fn find(
+            connection: &mut $crate::DbConnection,
+            id: i64,
+        ) -> $crate::error::PersistenceResult<Option<$row>> {
+            Ok($table::table
+                .find(id)
+                .select($table::all_columns)
+                .first::<$row>(connection)
+                .optional()?)
+        }
+
+        pub fn exists(
+            connection: &mut $crate::DbConnection,
+            id: i64,
+        ) -> $crate::error::PersistenceResult<bool> {
+            Ok(diesel::select(diesel::dsl::exists($table::table.find(id)))
+                .get_result(connection)?)
+        }
+
+        pub fn insert(
+            connection: &mut $crate::DbConnection,
+            changes: &$changes,
+        ) -> $crate::error::PersistenceResult<$row> {
+            Ok(diesel::insert_into($table::table)
+                .values(changes)
+                .returning($table::all_columns)
+                .get_result::<$row>(connection)?)
+        }
+
+        /// `None` when the row is gone or no longer at `expected_version`.
+        pub fn update(
+            connection: &mut $crate::DbConnection,
+            id: i64,
+            expected_version: i64,
+            changes: &$changes,
+        ) -> $crate::error::PersistenceResult<Option<$row>> {
+            Ok(diesel::update(
+                $table::table
+                    .find(id)
+                    .filter($table::version.eq(expected_version)),
+            )
+            .set((changes, $table::version.eq(expected_version + 1)))
+            .returning($table::all_columns)
+            .get_result::<$row>(connection)
+            .optional()?)
+        }
+
+        /// False when the row is gone or no longer at `expected_version`.
+        pub fn delete(
+            connection: &mut $crate::DbConnection,
+            id: i64,
+            expected_version: i64,
+        ) -> $crate::error::PersistenceResult<bool> {
+            let deleted = diesel::delete(
+                $table::table
+                    .find(id)
+                    .filter($table::version.eq(expected_version)),
+            )
+            .execute(connection)?;
+            Ok(deleted == 1)
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contains_pattern_escapes_wildcards() {
+        insta::assert_snapshot!(contains_pattern("50%_Off\\"), @r"%50\%\_off\\%");
+    }
+}

@@ -1,0 +1,155 @@
+//! Table definitions, written by hand to match `migrations/*/` on both backends.
+
+diesel::table! {
+    users (id) {
+        id -> BigInt,
+        username -> Text,
+        email -> Nullable<Text>,
+        password_hash -> Text,
+        active -> Bool,
+        roles -> Text,
+        contract_owner_ids -> Text,
+        created_date -> Timestamp,
+        updated_date -> Timestamp,
+        last_login_date -> Nullable<Timestamp>,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    refresh_tokens (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        family_id -> Text,
+        token_hash -> Text,
+        expires_at -> Timestamp,
+        used -> Bool,
+        revoked -> Bool,
+        created_date -> Timestamp,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        idempotency_key -> Text,
+        request_fingerprint -> Text,
+        response_status -> Integer,
+        response_body -> Text,
+        location -> Nullable<Text>,
+        created_date -> Timestamp,
+    }
+}
+
+diesel::table! {
+    countries (code) {
+        code -> Text,
+        name -> Text,
+    }
+}
+
+diesel::table! {
+    currencies (id) {
+        id -> BigInt,
+        code -> Text,
+        symbol -> Text,
+        major_currency_name -> Text,
+        minor_currency_name -> Text,
+        major_currency_format -> Text,
+        minor_currency_format -> Text,
+        sales_tax_name -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    locales (id) {
+        id -> BigInt,
+        country_code -> Text,
+        currency_id -> BigInt,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    reference_data_sources (id) {
+        id -> BigInt,
+        name -> Text,
+        locale_id -> BigInt,
+        si_maintained -> Bool,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    charge_group_categories (id) {
+        id -> BigInt,
+        name -> Text,
+        charging_unit_type -> Text,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    charge_groups (id) {
+        id -> BigInt,
+        name -> Text,
+        charge_group_category_id -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    reference_data_source_charge_groups (id) {
+        id -> BigInt,
+        name -> Text,
+        code -> Text,
+        charge_group_id -> BigInt,
+        reference_data_source_id -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::joinable!(locales -> countries (country_code));
+diesel::joinable!(locales -> currencies (currency_id));
+diesel::joinable!(reference_data_sources -> locales (locale_id));
+diesel::joinable!(charge_groups -> charge_group_categories (charge_group_category_id));
+diesel::joinable!(reference_data_source_charge_groups -> charge_groups (charge_group_id));
+diesel::joinable!(reference_data_source_charge_groups -> reference_data_sources (reference_data_source_id));
+diesel::joinable!(refresh_tokens -> users (user_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    audit_events,
+    users,
+    refresh_tokens,
+    idempotency_keys,
+    countries,
+    currencies,
+    locales,
+    reference_data_sources,
+    charge_group_categories,
+    charge_groups,
+    reference_data_source_charge_groups,
+);
+
+diesel::table! {
+    audit_events (id) {
+        id -> BigInt,
+        occurred_at -> Timestamp,
+        user_id -> BigInt,
+        username -> Text,
+        action -> Text,
+        resource -> Text,
+        record_id -> BigInt,
+        before_state -> Nullable<Text>,
+        after_state -> Nullable<Text>,
+        request_id -> Text,
+    }
+}

@@ -1,0 +1,138 @@
+//! What the first start sets up: the token signing key and the first administrator.
+
+use std::io::Write;
+use std::path::Path;
+
+use billing_auth::{Secret, password, refresh_token};
+use billing_domain::roles::Role;
+use billing_domain::users::{check_password, check_username, parse_roles};
+use billing_persistence::Database;
+use billing_persistence::users::{self, NewUser, join_list};
+
+use crate::ServerError;
+
+const KEY_FILE: &str = "jwt-signing-key";
+
+/// The configured secret, or the one kept in `data_dir` (generated, owner-only, on first start).
+pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, ServerError> {
+    if let Some(secret) = configured {
+        if secret.chars().count() < 32 {
+            return Err(ServerError::Config(
+                "BILLING_JWT_SECRET must be at least 32 characters".into(),
+            ));
+        }
+        return Ok(Secret::new(secret));
+    }
+    let path = data_dir.join(KEY_FILE);
+    if let Ok(existing) = std::fs::read_to_string(&path) {
+        let key = existing.trim();
+        if key.len() >= 32 {
+            return Ok(Secret::new(key));
+        }
+        return Err(ServerError::Config(format!(
+            "{} is too short; delete it to generate a new key",
+            path.display()
+        )));
+    }
+    std::fs::create_dir_all(data_dir)
+        .map_err(|e| ServerError::Config(format!("cannot create {}: {e}", data_dir.display())))?;
+    let key = refresh_token::random_text(48);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(&path)
+        .map_err(|e| ServerError::Config(format!("cannot create {}: {e}", path.display())))?;
+    file.write_all(key.as_bytes())
+        .map_err(|e| ServerError::Config(format!("cannot write {}: {e}", path.display())))?;
+    tracing::info!(path = %path.display(), "generated a token signing key");
+    Ok(Secret::new(key))
+}
+
+/// Creates a user (the CLI's `create-user` and the first administrator).
+pub fn create_user(
+    database: &Database,
+    username: &str,
+    password_text: &str,
+    role_codes: &[String],
+    email: Option<String>,
+) -> Result<i64, ServerError> {
+    check_username("username", username).map_err(|e| ServerError::Config(e.to_string()))?;
+    check_password("password", password_text).map_err(|e| ServerError::Config(e.to_string()))?;
+    let roles = parse_roles("roles", role_codes).map_err(|e| ServerError::Config(e.to_string()))?;
+    let hash =
+        password::hash_password(password_text).map_err(|e| ServerError::Config(e.to_string()))?;
+    let now = billing_persistence::now();
+    let codes: Vec<&str> = roles.iter().map(|role| role.code()).collect();
+    let user = NewUser {
+        username: username.to_owned(),
+        email,
+        password_hash: hash,
+        active: true,
+        roles: join_list(&codes),
+        contract_owner_ids: String::new(),
+        created_date: now,
+        updated_date: now,
+    };
+    let row = database.write(|c| users::insert(c, &user))?;
+    Ok(row.id)
+}
+
+/// On an empty users table, creates `admin` with `password` or a random one printed once.
+pub fn ensure_first_administrator(
+    database: &Database,
+    password: Option<&str>,
+) -> Result<(), ServerError> {
+    if database.read(users::count)? > 0 {
+        return Ok(());
+    }
+    let (password, generated) = match password {
+        Some(password) => (password.to_owned(), false),
+        None => (refresh_token::random_text(18), true),
+    };
+    create_user(
+        database,
+        "admin",
+        &password,
+        &[Role::Administrator.code().to_owned()],
+        None,
+    )?;
+    if generated {
+        // Printed to the console once, never logged.
+        println!("Created the first administrator: username admin, password {password}");
+        println!(
+            "Store it now: it is not shown again. Set BILLING_ADMIN_PASSWORD to choose it instead."
+        );
+    } else {
+        tracing::info!(
+            "created the first administrator 'admin' with the password from BILLING_ADMIN_PASSWORD"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_key_is_kept_owner_only_and_reused() {
+        let dir = std::env::temp_dir().join(format!("billing_key_{}", std::process::id()));
+        let first = signing_key(None, &dir).expect("generated");
+        let second = signing_key(None, &dir).expect("reused");
+        assert_eq!(first, second);
+        assert!(first.expose().len() >= 32);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(KEY_FILE))
+                .expect("file")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        insta::assert_snapshot!(signing_key(Some("too short"), &dir).unwrap_err(), @"configuration: BILLING_JWT_SECRET must be at least 32 characters");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

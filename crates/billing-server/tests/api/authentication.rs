@@ -1,0 +1,166 @@
+//! `/v1/authenticate*` and bearer checks on every route.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{EncodingKey, Header, encode};
+use serde_json::{Value, json};
+
+use crate::support::{ADMIN_PASSWORD, JWT_SECRET, TestApp};
+
+fn sign_in(app: &TestApp, body: Value) -> crate::support::Reply {
+    app.send(
+        "POST",
+        "/v1/authenticate",
+        None,
+        &[],
+        Some(("application/json", body.to_string())),
+    )
+}
+
+fn forged_token(claims: Value, secret: &str) -> String {
+    encode(
+        &Header::default(),
+        &claims,
+        &EncodingKey::from_secret(secret.as_bytes()),
+    )
+    .expect("token")
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+api_test! {
+    fn sign_in_returns_a_token_pair(app) {
+        let reply = sign_in(&app, json!({ "brand": "acme", "username": "admin", "password": ADMIN_PASSWORD }));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.header("cache-control"), Some("no-store"));
+        let body = reply.json();
+        insta::assert_json_snapshot!(body, { ".token" => "[token]", ".refreshToken" => "[refresh]" }, @r#"
+        {
+          "token": "[token]",
+          "tokenType": "Bearer",
+          "expiresIn": 900,
+          "refreshToken": "[refresh]",
+          "username": "admin"
+        }
+        "#);
+        let token = body["token"].as_str().expect("token");
+        assert_eq!(app.get_as(token, "/v1/user-roles").status, 200);
+    }
+
+    fn wrong_password_and_unknown_user_get_the_same_401(app) {
+        let wrong = sign_in(&app, json!({ "username": "admin", "password": "not-the-password" }));
+        let unknown = sign_in(&app, json!({ "username": "nobody", "password": "not-the-password" }));
+        assert_eq!(wrong.assert_problem(401)["detail"], unknown.assert_problem(401)["detail"]);
+        assert_eq!(wrong.json()["detail"], "invalid username or password");
+        assert!(!wrong.text.contains("not-the-password"));
+    }
+
+    fn another_brand_is_refused(app) {
+        let reply = sign_in(&app, json!({ "brand": "other", "username": "admin", "password": ADMIN_PASSWORD }));
+        reply.assert_problem(401);
+    }
+
+    fn malformed_sign_in_bodies_get_400_or_415(app) {
+        sign_in(&app, json!({ "username": "admin" })).assert_problem(400);
+        sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD, "extra": 1 })).assert_problem(400);
+        sign_in(&app, json!({ "username": 5, "password": ADMIN_PASSWORD })).assert_problem(400);
+        let broken = app.send("POST", "/v1/authenticate", None, &[], Some(("application/json", "{\"username\":".into())));
+        broken.assert_problem(400);
+        let form = app.send("POST", "/v1/authenticate", None, &[], Some(("text/plain", "{}".into())));
+        form.assert_problem(415);
+    }
+
+    fn repeated_failures_are_throttled_with_retry_after(app) {
+        for _ in 0..5 {
+            sign_in(&app, json!({ "username": "admin", "password": "wrong-password-1" })).assert_problem(401);
+        }
+        let reply = sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD }));
+        reply.assert_problem(429);
+        let wait: u64 = reply.header("retry-after").expect("Retry-After").parse().expect("seconds");
+        assert!(wait > 0 && wait <= 900);
+    }
+
+    fn missing_and_malformed_authorization_get_401_with_a_challenge(app) {
+        let missing = app.send("GET", "/v1/currencies?page=1&pageSize=10", None, &[], None);
+        missing.assert_problem(401);
+        assert_eq!(missing.header("www-authenticate"), Some("Bearer realm=\"billing\""));
+        for header in ["Basic YWRtaW46eA==", "Bearer", "Bearer a b", "Bearer <script>"] {
+            let reply = app.send("GET", "/v1/currencies?page=1&pageSize=10", None, &[("Authorization", header)], None);
+            reply.assert_problem(401);
+            assert!(reply.header("www-authenticate").expect("challenge").contains("invalid_request"), "{header}");
+        }
+    }
+
+    fn bad_tokens_get_401_naming_the_reason(app) {
+        let claims = |exp: i64, aud: &str| json!({ "iss": "billing", "aud": aud, "sub": "1", "exp": exp, "iat": now(), "nbf": now() - 10, "jti": "x" });
+        let expired = forged_token(claims(now() - 3600, "billing-api"), JWT_SECRET);
+        let wrong_key = forged_token(claims(now() + 600, "billing-api"), "a-completely-different-signing-key-of-length");
+        let wrong_audience = forged_token(claims(now() + 600, "someone-else"), JWT_SECRET);
+        let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
+        let body = URL_SAFE_NO_PAD.encode(claims(now() + 600, "billing-api").to_string().as_bytes());
+        let unsigned = format!("{header}.{body}.");
+        let mut details = Vec::new();
+        for token in [expired, wrong_key, wrong_audience, unsigned, "not.a.jwt".to_owned()] {
+            let reply = app.get_as(&token, "/v1/currencies?page=1&pageSize=10");
+            let problem = reply.assert_problem(401);
+            assert!(reply.header("www-authenticate").expect("challenge").contains("invalid_token"));
+            assert!(!reply.text.contains(&token), "the token is never echoed");
+            details.push(problem["detail"].as_str().expect("detail").to_owned());
+        }
+        insta::assert_snapshot!(details.join("\n"), @r"
+        the access token has expired
+        the access token signature is invalid
+        the access token is meant for another audience
+        the access token uses an algorithm this service does not accept
+        the access token is malformed
+        ");
+    }
+
+    fn refresh_tokens_rotate_and_reuse_revokes_the_family(app) {
+        let first = sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD })).json();
+        let refresh = |token: &Value| {
+            app.send("POST", "/v1/authenticate/refresh", None, &[], Some(("application/json", json!({ "refreshToken": token }).to_string())))
+        };
+        let second = refresh(&first["refreshToken"]);
+        assert_eq!(second.status, 200, "{}", second.text);
+        let second = second.json();
+        assert_ne!(second["refreshToken"], first["refreshToken"]);
+        assert_eq!(app.get_as(second["token"].as_str().expect("token"), "/v1/user-roles").status, 200);
+        // The first token again: theft suspected, the whole family dies, including the second.
+        refresh(&first["refreshToken"]).assert_problem(401);
+        refresh(&second["refreshToken"]).assert_problem(401);
+        refresh(&json!("made-up-token")).assert_problem(401);
+    }
+
+    fn revoke_signs_out(app) {
+        let pair = sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD })).json();
+        let body = json!({ "refreshToken": pair["refreshToken"] }).to_string();
+        let revoked = app.send("POST", "/v1/authenticate/revoke", None, &[], Some(("application/json", body.clone())));
+        assert_eq!(revoked.status, 204);
+        let refreshed = app.send("POST", "/v1/authenticate/refresh", None, &[], Some(("application/json", body)));
+        refreshed.assert_problem(401);
+    }
+
+    fn a_deactivated_user_is_refused_at_once(app) {
+        let token = app.user_with_roles("reader", &["READ_ONLY"]);
+        assert_eq!(app.get_as(&token, "/v1/currencies?page=1&pageSize=5").status, 200);
+        let users = app.get("/v1/users?page=1&pageSize=10&username=reader").json();
+        let id = users[0]["id"].as_i64().expect("id");
+        assert_eq!(app.patch(&format!("/v1/users/{id}"), json!([{ "op": "replace", "path": "/active", "value": false }])).status, 200);
+        let reply = app.get_as(&token, "/v1/currencies?page=1&pageSize=5");
+        assert_eq!(reply.assert_problem(401)["detail"], "the user account is inactive");
+        sign_in(&app, json!({ "username": "reader", "password": "a-long-enough-password" })).assert_problem(401);
+    }
+
+    fn a_role_change_applies_to_an_existing_token(app) {
+        let token = app.user_with_roles("clerk", &["READ_ONLY"]);
+        let category = json!({ "name": "Data", "chargingUnitType": "MB", "startDate": "2026-01-01" });
+        app.post_as(&token, "/v1/charge-group-categories", category.clone()).assert_problem(403);
+        let id = app.get("/v1/users?page=1&pageSize=10&username=clerk").json()[0]["id"].as_i64().expect("id");
+        let reply = app.patch(&format!("/v1/users/{id}"), json!([{ "op": "replace", "path": "/roles", "value": ["REFERENCE_DATA_MANAGER"] }]));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(app.post_as(&token, "/v1/charge-group-categories", category).status, 201);
+    }
+}

@@ -1,0 +1,369 @@
+//! The `billing` binary's subcommands, run as a user would.
+
+use std::process::{Command, Stdio};
+
+fn billing(
+    data_dir: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(args)
+        .env("BILLING_DATA_DIR", data_dir)
+        .env_remove("DATABASE_URL")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run billing")
+}
+
+fn scratch() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("billing_cli_{}", uuid::Uuid::new_v4().simple()))
+}
+
+#[test]
+fn help_documents_every_setting_and_command() {
+    let output = billing(&scratch(), &["--help"], &[]);
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    for word in [
+        "serve",
+        "migrate",
+        "create-user",
+        "openapi",
+        "BILLING_BIND",
+        "DATABASE_URL",
+        "BILLING_CONFIG",
+        "BILLING_LOG_FORMAT",
+    ] {
+        assert!(help.contains(word), "{word} missing from --help");
+    }
+}
+
+#[test]
+fn migrate_then_create_user_from_the_environment() {
+    let dir = scratch();
+    let migrated = billing(&dir, &["migrate"], &[]);
+    assert!(
+        migrated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
+    assert!(dir.join("billing.db").exists());
+    let created = billing(
+        &dir,
+        &[
+            "create-user",
+            "--username",
+            "ops",
+            "--roles",
+            "BILLING_MANAGER,READ_ONLY",
+        ],
+        &[("BILLING_NEW_USER_PASSWORD", "a-long-enough-password")],
+    );
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&created.stdout).trim(),
+        "created user ops with id 1"
+    );
+    let weak = billing(
+        &dir,
+        &["create-user", "--username", "weak", "--roles", "READ_ONLY"],
+        &[("BILLING_NEW_USER_PASSWORD", "short")],
+    );
+    assert!(!weak.status.success());
+    assert!(String::from_utf8_lossy(&weak.stderr).contains("password"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_config_file_supplies_settings_and_bad_ones_are_refused() {
+    let dir = scratch();
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("billing.conf");
+    std::fs::write(&file, "BILLING_DB_POOL_SIZE=0\n").expect("write");
+    let output = billing(
+        &dir,
+        &["--config", file.to_str().expect("path"), "migrate"],
+        &[],
+    );
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("BILLING_DB_POOL_SIZE"));
+    std::fs::write(&file, "NOT_A_SETTING=1\n").expect("write");
+    let output = billing(
+        &dir,
+        &["--config", file.to_str().expect("path"), "migrate"],
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown setting NOT_A_SETTING"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_database_connection_failure_names_its_cause() {
+    let output = billing(
+        &scratch(),
+        &["migrate"],
+        &[("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")],
+    );
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("cannot connect to the database") && message.contains("127.0.0.1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn generate_then_rate_a_usage_file() {
+    let dir = scratch();
+    let tariff = dir.join("tariff");
+    let usage = dir.join("usage.csv");
+    let rated = dir.join("rated.csv");
+    let path = |p: &std::path::Path| p.to_str().expect("path").to_owned();
+    let generated = billing(
+        &dir,
+        &[
+            "generate",
+            "--tariff",
+            &path(&tariff),
+            "--dialstrings",
+            "500",
+            "--sources",
+            "2",
+            "--usage",
+            &path(&usage),
+            "--rows",
+            "2000",
+        ],
+        &[],
+    );
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    let output = billing(
+        &dir,
+        &[
+            "rate",
+            "--tariff",
+            &path(&tariff),
+            "--input",
+            &path(&usage),
+            "--output",
+            &path(&rated),
+        ],
+        &[],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = String::from_utf8_lossy(&output.stderr);
+    assert!(report.contains("rated 2000 rows"), "{report}");
+    for outcome in ["DIALSTRING", "CALL_CLASS", "IGNORED", "UNRATED", "ERROR"] {
+        assert!(report.contains(outcome), "{outcome} missing from {report}");
+    }
+    assert!(
+        report.contains("line "),
+        "bad rows are listed with their line numbers: {report}"
+    );
+    let text = std::fs::read_to_string(&rated).expect("rated file");
+    assert_eq!(text.lines().count(), 2001);
+    let bad_tariff = billing(
+        &dir,
+        &[
+            "rate",
+            "--tariff",
+            &path(&dir.join("missing")),
+            "--input",
+            &path(&usage),
+        ],
+        &[],
+    );
+    assert!(!bad_tariff.status.success());
+    assert!(String::from_utf8_lossy(&bad_tariff.stderr).contains("is not a directory"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Starts `billing serve` on port 0, lets it run briefly, stops it, returns what it printed.
+fn serve_briefly(dir: &std::path::Path) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(["serve"])
+        .env("BILLING_DATA_DIR", dir)
+        .env("BILLING_BIND", "127.0.0.1:0")
+        .env_remove("DATABASE_URL")
+        .env_remove("BILLING_ADMIN_PASSWORD")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start billing");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = child.kill();
+    let output = child.wait_with_output().expect("stopped");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_first_start_prints_a_random_admin_password_once() {
+    let dir = scratch();
+    let first = serve_briefly(&dir);
+    let password = first
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("Created the first administrator: username admin, password ")
+        })
+        .unwrap_or_else(|| panic!("no password printed: {first}"));
+    assert!(password.len() >= 20, "a long random password");
+    assert!(dir.join("billing.db").exists() && dir.join("jwt-signing-key").exists());
+    let second = serve_briefly(&dir);
+    assert!(!second.contains("password"), "printed once only: {second}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A free port on the loopback (released just before the server takes it).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn start_server(dir: &std::path::Path, port: u16) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(["serve"])
+        .env("BILLING_DATA_DIR", dir)
+        .env("BILLING_BIND", format!("127.0.0.1:{port}"))
+        .env("BILLING_ADMIN_PASSWORD", "durability-test-password")
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start billing");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ureq::get(&format!("http://127.0.0.1:{port}/health/ready"))
+        .call()
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not become ready"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child
+}
+
+fn token(port: u16) -> String {
+    let reply: serde_json::Value = ureq::post(&format!("http://127.0.0.1:{port}/v1/authenticate"))
+        .send_json(
+            serde_json::json!({ "username": "admin", "password": "durability-test-password" }),
+        )
+        .expect("sign in")
+        .into_json()
+        .expect("json");
+    reply["token"].as_str().expect("token").to_owned()
+}
+
+#[test]
+fn an_acknowledged_write_survives_a_kill_and_sigterm_stops_gracefully() {
+    let dir = scratch();
+    let port = free_port();
+    let mut server = start_server(&dir, port);
+    let created = ureq::post(&format!("http://127.0.0.1:{port}/v1/charge-group-categories"))
+        .set("Authorization", &format!("Bearer {}", token(port)))
+        .send_json(serde_json::json!({ "name": "Durable", "chargingUnitType": "MB", "startDate": "2026-01-01" }))
+        .expect("created");
+    assert_eq!(created.status(), 201);
+    server
+        .kill()
+        .expect("SIGKILL right after the acknowledgement");
+    server.wait().expect("killed");
+
+    let mut server = start_server(&dir, port);
+    let listed: serde_json::Value = ureq::get(&format!(
+        "http://127.0.0.1:{port}/v1/charge-group-categories?page=1&pageSize=10"
+    ))
+    .set("Authorization", &format!("Bearer {}", token(port)))
+    .call()
+    .expect("listed")
+    .into_json()
+    .expect("json");
+    assert_eq!(listed[0]["name"], "Durable");
+    let terminated = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(terminated.success());
+    let status = server.wait().expect("stopped");
+    assert!(status.success(), "a graceful stop exits 0, got {status:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn json_logs_carry_request_ids_and_never_secrets() {
+    let dir = scratch();
+    std::fs::create_dir_all(&dir).expect("dir");
+    let log_path = dir.join("server.log");
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(["serve"])
+        .env("BILLING_DATA_DIR", &dir)
+        .env("BILLING_BIND", format!("127.0.0.1:{port}"))
+        .env("BILLING_ADMIN_PASSWORD", "durability-test-password")
+        .env("BILLING_LOG_FORMAT", "json")
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log_path).expect("log file"))
+        .spawn()
+        .expect("start billing");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ureq::get(&format!("http://127.0.0.1:{port}/health/live"))
+        .call()
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let token = token(port);
+    let _ = ureq::get(&format!(
+        "http://127.0.0.1:{port}/v1/users?page=1&pageSize=1"
+    ))
+    .set("Authorization", &format!("Bearer {token}"))
+    .set("X-Request-Id", "log-check-1")
+    .call();
+    let _ = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    let _ = server.wait();
+    let log = std::fs::read_to_string(&log_path).expect("log");
+    assert!(
+        !log.contains("durability-test-password"),
+        "a password reached the log"
+    );
+    assert!(!log.contains(&token), "a token reached the log");
+    let mut saw_request = false;
+    for line in log.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        if entry["request_id"] == "log-check-1" {
+            assert_eq!(entry["path"], "/v1/users");
+            assert_eq!(entry["status"], 200);
+            saw_request = true;
+        }
+    }
+    assert!(saw_request, "the request line is logged with its id: {log}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,256 @@
+//! The shared conventions (decisions §1), exercised through charge group categories: the same
+//! machinery serves every resource.
+
+use serde_json::{Value, json};
+
+use crate::support::TestApp;
+
+const PATH: &str = "/v1/charge-group-categories";
+
+fn seed(app: &TestApp) {
+    for (name, unit, start, end) in [
+        ("Calls", "DURATION", "2026-01-01", Some("2026-06-30")),
+        ("Data", "MB", "2026-02-01", None),
+        ("Setup", "ONE_OFF", "2026-03-01", Some("2026-12-31")),
+        ("calls abroad", "DURATION", "2026-01-01", None),
+    ] {
+        app.create(
+            PATH,
+            json!({ "name": name, "chargingUnitType": unit, "startDate": start, "endDate": end }),
+        );
+    }
+}
+
+fn names(reply: &crate::support::Reply) -> Vec<String> {
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    reply
+        .json()
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|row| row["name"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+api_test! {
+    fn page_and_page_size_are_required_and_bounded(app) {
+        let reply = app.get(PATH);
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["page", "pageSize"]);
+        for (query, field) in [("page=0&pageSize=10", "page"), ("page=1&pageSize=1001", "pageSize"), ("page=x&pageSize=1", "page"), ("page=1&pageSize=0", "pageSize")] {
+            let reply = app.get(&format!("{PATH}?{query}"));
+            reply.assert_problem(400);
+            assert_eq!(reply.error_fields(), vec![field], "{query}");
+        }
+    }
+
+    fn unknown_and_repeated_parameters_are_refused(app) {
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&nmae=Calls"));
+        assert_eq!(reply.error_fields(), vec!["nmae"]);
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=a&name=b"));
+        assert_eq!(reply.error_fields(), vec!["name"]);
+    }
+
+    fn lists_are_paged_with_total_and_links(app) {
+        seed(&app);
+        let reply = app.get(&format!("{PATH}?page=2&pageSize=1&sort=name"));
+        assert_eq!(names(&reply), vec!["Data"]);
+        assert_eq!(reply.header("x-total-count"), Some("4"));
+        insta::assert_snapshot!(reply.header("link").expect("link"), @r#"</v1/charge-group-categories?page=1&pageSize=1&sort=name>; rel="first", </v1/charge-group-categories?page=1&pageSize=1&sort=name>; rel="prev", </v1/charge-group-categories?page=3&pageSize=1&sort=name>; rel="next", </v1/charge-group-categories?page=4&pageSize=1&sort=name>; rel="last""#);
+        let past_the_end = app.get(&format!("{PATH}?page=9&pageSize=10"));
+        assert_eq!(past_the_end.json(), json!([]));
+        assert_eq!(past_the_end.header("x-total-count"), Some("4"));
+    }
+
+    fn sort_keys_directions_and_id_tie_break(app) {
+        seed(&app);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&sort=chargingUnitType:desc,name:asc"))), vec!["Setup", "Data", "Calls", "calls abroad"]);
+        // Same start date: the id breaks the tie, so pages are stable.
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&sort=startDate"))), vec!["Calls", "calls abroad", "Data", "Setup"]);
+        // Open-ended (null) end dates sort as the latest on both backends.
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&sort=endDate"))), vec!["Calls", "Setup", "Data", "calls abroad"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&sort=endDate:desc"))), vec!["Data", "calls abroad", "Setup", "Calls"]);
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&sort=colour"));
+        assert_eq!(reply.error_fields(), vec!["sort"]);
+    }
+
+    fn fields_selects_top_level_members(app) {
+        seed(&app);
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=1&fields=name,id"));
+        assert_eq!(reply.json(), json!([{ "id": 1, "name": "Calls" }]));
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=1&fields=name,colour")).error_fields(), vec!["fields"]);
+    }
+
+    fn string_filters_exact_in_and_like(app) {
+        seed(&app);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=Calls"))), vec!["Calls"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=in:Data,Setup,Nothing"))), vec!["Data", "Setup"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:CALL"))), vec!["Calls", "calls abroad"]);
+        // % and _ are literals inside like:
+        assert!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:%25"))).is_empty());
+        assert!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:C_lls"))).is_empty());
+    }
+
+    fn date_filters_and_gtn_includes_open_ended(app) {
+        seed(&app);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&startDate=2026-01-01"))), vec!["Calls", "calls abroad"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&startDate=gt:2026-01-01"))), vec!["Data", "Setup"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&endDate=lt:2026-12-31"))), vec!["Calls"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&endDate=gt:2026-07-01"))), vec!["Setup"]);
+        assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&endDate=gtn:2026-07-01"))), vec!["Data", "Setup", "calls abroad"]);
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&endDate=ge:2026-07-01"));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["endDate"]);
+    }
+
+    fn head_answers_200_or_404_with_a_count(app) {
+        seed(&app);
+        let found = app.head(&format!("{PATH}?chargingUnitType=DURATION"));
+        assert_eq!((found.status, found.header("x-total-count")), (200, Some("2")));
+        assert!(found.text.is_empty());
+        let none = app.head(&format!("{PATH}?name=Nothing"));
+        assert_eq!((none.status, none.header("x-total-count")), (404, Some("0")));
+        assert_eq!(app.head(&format!("{PATH}?colour=red")).status, 400);
+    }
+
+    fn bodies_are_checked_before_anything_is_written(app) {
+        let send = |content_type: &str, body: &str| app.send("POST", PATH, Some(&app.admin_token), &[], Some((content_type, body.to_owned())));
+        send("text/plain", "{}").assert_problem(415);
+        send("application/json", "{\"name\": ").assert_problem(400);
+        send("application/json", "[1, 2]").assert_problem(400);
+        let reply = send("application/json", &json!({ "name": "X", "chargingUnitType": "MB", "startDate": "2026-01-01", "colour": "red" }).to_string());
+        assert_eq!(reply.error_fields(), vec!["colour"]);
+        let reply = send("application/json", &json!({ "id": 5, "name": "X", "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string());
+        assert_eq!(reply.error_fields(), vec!["id"]);
+        let reply = send("application/json", &json!({ "name": 12, "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string());
+        assert_eq!(reply.error_fields(), vec!["name"]);
+        let reply = send("application/json", &json!({ "name": "X", "chargingUnitType": "MB", "startDate": "01/02/2026" }).to_string());
+        assert_eq!(reply.error_fields(), vec!["startDate"]);
+        let reply = send("application/json", &json!({ "chargingUnitType": "MB" }).to_string());
+        assert_eq!(reply.error_fields(), vec!["name", "startDate"]);
+        let huge = json!({ "name": "x".repeat(70 * 1024), "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string();
+        send("application/json", &huge).assert_problem(413);
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("0"));
+    }
+
+    fn text_rules_count_characters_and_refuse_markup(app) {
+        let body = |name: String| json!({ "name": name, "chargingUnitType": "MB", "startDate": "2026-01-01" });
+        assert_eq!(app.post(PATH, body("é".repeat(50))).status, 201);
+        assert_eq!(app.post(PATH, body("é".repeat(51))).error_fields(), vec!["name"]);
+        assert_eq!(app.post(PATH, body("<script>".into())).error_fields(), vec!["name"]);
+        assert_eq!(app.post(PATH, body("bell\u{7}".into())).error_fields(), vec!["name"]);
+        assert_eq!(app.post(PATH, body(String::new())).error_fields(), vec!["name"]);
+    }
+
+    fn path_ids_must_be_positive_integers(app) {
+        for id in ["0", "-1", "abc", "1.5", "99999999999999999999"] {
+            let reply = app.get(&format!("{PATH}/{id}"));
+            reply.assert_problem(400);
+            assert_eq!(reply.error_fields(), vec!["id"], "{id}");
+        }
+        app.get(&format!("{PATH}/999")).assert_problem(404);
+        app.get(&format!("{PATH}/1?page=1")).assert_problem(400);
+    }
+
+    fn etag_and_if_match_guard_updates(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let read = app.get(&format!("{PATH}/1"));
+        let etag = read.header("etag").expect("etag").to_owned();
+        let body = json!({ "name": "Voice", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let put = |tag: &str| app.send("PUT", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", tag)], Some(("application/json", body.clone())));
+        let first = put(&etag);
+        assert_eq!(first.status, 200, "{}", first.text);
+        assert_ne!(first.header("etag"), Some(etag.as_str()));
+        put(&etag).assert_problem(412);
+        let ops = json!([{ "op": "replace", "path": "/name", "value": "Other" }]).to_string();
+        let patch = app.send("PATCH", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &etag)], Some(("application/json-patch+json", ops)));
+        patch.assert_problem(412);
+        app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &etag)], None).assert_problem(412);
+        app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "garbage")], None).assert_problem(400);
+        assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Voice");
+        let current = app.get(&format!("{PATH}/1")).header("etag").expect("etag").to_owned();
+        assert_eq!(app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &current)], None).status, 204);
+    }
+
+    fn idempotency_keys_replay_the_first_response(app) {
+        let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let post = |key: &str, body: &str| app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", key)], Some(("application/json", body.to_owned())));
+        let first = post("key-1", &body);
+        assert_eq!(first.status, 201);
+        let again = post("key-1", &body);
+        assert_eq!((again.status, again.text.as_str(), again.header("location")), (201, first.text.as_str(), first.header("location")));
+        assert_eq!(again.header("idempotent-replayed"), Some("true"));
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("1"));
+        let other = json!({ "name": "Data", "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string();
+        post("key-1", &other).assert_problem(409);
+        post(&"k".repeat(256), &other).assert_problem(400);
+    }
+
+    fn json_patch_supports_every_operation_atomically(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01", "endDate": "2026-12-31" }));
+        let reply = app.patch(&format!("{PATH}/1"), json!([
+            { "op": "test", "path": "/name", "value": "Calls" },
+            { "op": "copy", "from": "/startDate", "path": "/endDate" },
+            { "op": "replace", "path": "/name", "value": "Voice" },
+            { "op": "add", "path": "/chargingUnitType", "value": "ONE_OFF" },
+        ]));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        insta::assert_json_snapshot!(reply.json(), @r#"
+        {
+          "id": 1,
+          "name": "Voice",
+          "chargingUnitType": "ONE_OFF",
+          "startDate": "2026-01-01",
+          "endDate": "2026-01-01"
+        }
+        "#);
+        let removed = app.patch(&format!("{PATH}/1"), json!([{ "op": "remove", "path": "/endDate" }]));
+        assert_eq!(removed.json()["endDate"], Value::Null);
+        let moved = app.patch(&format!("{PATH}/1"), json!([{ "op": "move", "from": "/startDate", "path": "/endDate" }]));
+        assert_eq!(moved.error_fields(), vec!["startDate"], "moving startDate away leaves it missing");
+        let failed = app.patch(&format!("{PATH}/1"), json!([
+            { "op": "replace", "path": "/name", "value": "Changed" },
+            { "op": "test", "path": "/name", "value": "Voice" },
+        ]));
+        failed.assert_problem(409);
+        let invalid = app.patch(&format!("{PATH}/1"), json!([
+            { "op": "replace", "path": "/name", "value": "Changed" },
+            { "op": "replace", "path": "/endDate", "value": "2025-01-01" },
+        ]));
+        assert_eq!(invalid.error_fields(), vec!["endDate"]);
+        assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Voice", "failed patches change nothing");
+    }
+
+    fn json_patch_refuses_bad_documents(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let item = format!("{PATH}/1");
+        assert_eq!(app.patch(&item, json!([{ "op": "replace", "path": "/id", "value": 7 }])).error_fields(), vec!["[0].path"]);
+        assert_eq!(app.patch(&item, json!([{ "op": "add", "path": "/colour", "value": "red" }])).error_fields(), vec!["colour"]);
+        app.patch(&item, json!([{ "op": "jump", "path": "/name" }])).assert_problem(400);
+        app.patch(&item, json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])).assert_problem(400);
+        app.patch(&item, json!({ "op": "replace" })).assert_problem(400);
+        let too_many: Vec<Value> = (0..1001).map(|_| json!({ "op": "test", "path": "/name", "value": "Calls" })).collect();
+        app.patch(&item, Value::Array(too_many)).assert_problem(400);
+        let plain_json = app.send("PATCH", &item, Some(&app.admin_token), &[], Some(("application/json", "[]".into())));
+        plain_json.assert_problem(415);
+        app.patch(&format!("{PATH}/77"), json!([])).assert_problem(404);
+    }
+}
+
+api_test! {
+    fn control_characters_in_filters_and_sign_in_are_refused_cleanly(app) {
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=a%00b"));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["name"]);
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=in:a,b%00"));
+        assert_eq!(reply.error_fields(), vec!["name"]);
+        let sign_in = app.send(
+            "POST",
+            "/v1/authenticate",
+            None,
+            &[],
+            Some(("application/json", serde_json::json!({ "username": "ad\u{0}min", "password": "whatever-password" }).to_string())),
+        );
+        sign_in.assert_problem(401);
+    }
+}

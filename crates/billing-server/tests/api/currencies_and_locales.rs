@@ -1,0 +1,68 @@
+//! `/v1/countries`, `/v1/currencies` and `/v1/locales`.
+
+use serde_json::json;
+
+use crate::support::currency_body;
+
+api_test! {
+    fn countries_are_the_iso_list(app) {
+        let reply = app.get("/v1/countries?page=1&pageSize=2&code=in:GB,FR,XX");
+        assert_eq!(reply.json(), json!([{ "code": "FR", "name": "France" }, { "code": "GB", "name": "United Kingdom" }]));
+        assert_eq!(app.get("/v1/countries?page=1&pageSize=1").header("x-total-count"), Some("249"));
+        assert_eq!(app.head("/v1/countries?name=like:kingdom").status, 200);
+    }
+
+    fn currencies_round_trip_and_name_every_broken_field(app) {
+        let created = app.post("/v1/currencies", currency_body("GBP"));
+        assert_eq!(created.status, 201, "{}", created.text);
+        insta::assert_json_snapshot!(created.json(), @r##"
+        {
+          "id": 1,
+          "code": "GBP",
+          "symbol": "£",
+          "majorCurrencyName": "Pound",
+          "minorCurrencyName": "Penny",
+          "majorCurrencyFormat": "£#,##0.00",
+          "minorCurrencyFormat": "#p",
+          "salesTaxName": "VAT"
+        }
+        "##);
+        let bad = app.post("/v1/currencies", json!({
+            "code": "gbp", "symbol": "££", "majorCurrencyName": "Pound1", "minorCurrencyName": "Penny",
+            "majorCurrencyFormat": "x", "minorCurrencyFormat": "y", "salesTaxName": "z".repeat(21)
+        }));
+        bad.assert_problem(400);
+        let mut fields = bad.error_fields();
+        fields.sort();
+        assert_eq!(fields, vec!["salesTaxName", "symbol"], "length rules first");
+        let bad = app.post("/v1/currencies", json!({
+            "code": "gbp", "symbol": "£", "majorCurrencyName": "Pound1", "minorCurrencyName": "Penny",
+            "majorCurrencyFormat": "x", "minorCurrencyFormat": "y", "salesTaxName": "VAT"
+        }));
+        assert_eq!(bad.error_fields(), vec!["code", "majorCurrencyName"]);
+        app.post("/v1/currencies", currency_body("GBP")).assert_problem(409);
+    }
+
+    fn locales_join_country_and_currency(app) {
+        let currency = app.create("/v1/currencies", currency_body("EUR"));
+        let locale = app.post("/v1/locales", json!({ "country": { "code": "IE" }, "currency": { "id": currency["id"] } }));
+        assert_eq!(locale.status, 201, "{}", locale.text);
+        let locale = locale.json();
+        assert_eq!(locale["country"], json!({ "code": "IE", "name": "Ireland" }));
+        assert_eq!(locale["currency"]["code"], "EUR");
+        assert_eq!(app.post("/v1/locales", json!({ "country": { "code": "XX" }, "currency": { "id": 1 } })).error_fields(), vec!["country.code"]);
+        assert_eq!(app.post("/v1/locales", json!({ "country": { "code": "IE" }, "currency": { "id": 99 } })).error_fields(), vec!["currency.id"]);
+        app.post("/v1/locales", json!({ "country": { "code": "IE" }, "currency": { "id": 1 } })).assert_problem(409);
+        // A locale can be sent back as it was read (descriptive members are ignored).
+        let mut round_trip = locale.clone();
+        round_trip.as_object_mut().expect("object").remove("id");
+        round_trip["country"]["code"] = json!("FR");
+        let replaced = app.put("/v1/locales/1", round_trip);
+        assert_eq!(replaced.status, 200, "{}", replaced.text);
+        assert_eq!(replaced.json()["country"]["name"], "France");
+        assert_eq!(app.get("/v1/locales?page=1&pageSize=5&country=FR").header("x-total-count"), Some("1"));
+        app.delete("/v1/currencies/1").assert_problem(409);
+        assert_eq!(app.delete("/v1/locales/1").status, 204);
+        assert_eq!(app.delete("/v1/currencies/1").status, 204);
+    }
+}

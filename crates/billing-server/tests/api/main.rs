@@ -1,0 +1,17 @@
+//! One integration test binary; its modules mirror the routes. Every test runs against the
+//! real server on port 0 with a fresh database, on SQLite and (with TEST_DATABASE_URL) on
+//! PostgreSQL.
+
+#[macro_use]
+mod support;
+
+mod audit_events;
+mod authentication;
+mod charge_groups;
+mod cli;
+mod conventions;
+mod currencies_and_locales;
+mod operations;
+mod reference_data_source_charge_groups;
+mod reference_data_sources;
+mod users;

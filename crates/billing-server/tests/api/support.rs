@@ -1,0 +1,376 @@
+//! The test harness: each test starts the real server on port 0 against its own fresh
+//! database (a SQLite file in a temporary directory, or a new PostgreSQL database when
+//! TEST_DATABASE_URL is set) and talks to it over HTTP.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Once;
+
+use actix_web::dev::ServerHandle;
+use billing_server::{LogFormat, Settings, bind, build_state};
+use serde_json::{Value, json};
+
+pub const ADMIN_PASSWORD: &str = "admin-password-for-tests";
+pub const JWT_SECRET: &str = "test-signing-key-test-signing-key-0123456789";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub admin_token: String,
+    handle: Option<ServerHandle>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    data_dir: PathBuf,
+    postgres: Option<(String, String)>,
+    agent: ureq::Agent,
+}
+
+/// An HTTP answer, read completely.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: BTreeMap<String, String>,
+    pub text: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+
+    /// The `field` names of a problem+json body's `errors`.
+    pub fn error_fields(&self) -> Vec<String> {
+        self.json()["errors"]
+            .as_array()
+            .map_or_else(Vec::new, |errors| {
+                errors
+                    .iter()
+                    .map(|e| e["field"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+    }
+
+    /// Asserts the status and that the body is a problem document with that status.
+    #[track_caller]
+    pub fn assert_problem(&self, status: u16) -> Value {
+        assert_eq!(self.status, status, "body: {}", self.text);
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "body: {}",
+            self.text
+        );
+        let body = self.json();
+        assert_eq!(body["status"], status);
+        assert!(body["requestId"].is_string());
+        body
+    }
+}
+
+static SKIP_NOTICE: Once = Once::new();
+
+impl TestApp {
+    /// The app on SQLite, or on PostgreSQL when TEST_DATABASE_URL is set (`None` and a notice
+    /// otherwise: the PostgreSQL half is skipped, not failed).
+    pub fn spawn(backend: Backend) -> Option<TestApp> {
+        Self::spawn_with(backend, |_| {})
+    }
+
+    pub fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Settings)) -> Option<TestApp> {
+        let unique = format!("billing_test_{}", uuid::Uuid::new_v4().simple());
+        let data_dir = std::env::temp_dir().join(&unique);
+        let (database_url, postgres) = match backend {
+            Backend::Sqlite => (None, None),
+            Backend::Postgres => {
+                let Ok(server_url) = std::env::var("TEST_DATABASE_URL") else {
+                    SKIP_NOTICE.call_once(|| {
+                        eprintln!("skipped: PostgreSQL tests (set TEST_DATABASE_URL to run them)")
+                    });
+                    return None;
+                };
+                let url =
+                    billing_persistence::scratch::create_postgres_database(&server_url, &unique)
+                        .expect("create a scratch PostgreSQL database");
+                (Some(url), Some((server_url, unique.clone())))
+            }
+        };
+        let mut settings = Settings {
+            config: None,
+            bind: "127.0.0.1:0".parse().expect("address"),
+            data_dir: data_dir.clone(),
+            database_url,
+            db_pool_size: 4,
+            jwt_secret: Some(JWT_SECRET.to_owned()),
+            jwt_issuer: "billing".into(),
+            jwt_audience: "billing-api".into(),
+            access_token_minutes: 15,
+            refresh_token_days: 30,
+            brand: Some("acme".into()),
+            admin_password: Some(ADMIN_PASSWORD.into()),
+            login_max_failures: 5,
+            login_window_seconds: 900,
+            body_limit_bytes: 64 * 1024,
+            workers: 2,
+            log_format: LogFormat::Text,
+            log: "warn".into(),
+        };
+        adjust(&mut settings);
+        let state = build_state(&settings).expect("build the application state");
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let (server, address) = bind(&settings, state).expect("bind");
+                sender
+                    .send((server.handle(), address))
+                    .expect("report the address");
+                server.await.expect("server ran");
+            });
+        });
+        let (handle, address) = receiver.recv().expect("server started");
+        let agent = ureq::AgentBuilder::new().build();
+        let mut app = TestApp {
+            base: format!("http://{address}"),
+            admin_token: String::new(),
+            handle: Some(handle),
+            thread: Some(thread),
+            data_dir,
+            postgres,
+            agent,
+        };
+        app.admin_token = app.login("admin", ADMIN_PASSWORD);
+        Some(app)
+    }
+
+    /// Sends a request; `body` is (content type, text).
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Option<(&str, String)>,
+    ) -> Reply {
+        let mut request = self
+            .agent
+            .request(method, &format!("{}{}", self.base, path));
+        if let Some(token) = token {
+            request = request.set("Authorization", &format!("Bearer {token}"));
+        }
+        for (name, value) in headers {
+            request = request.set(name, value);
+        }
+        let result = match body {
+            Some((content_type, text)) => {
+                request.set("Content-Type", content_type).send_string(&text)
+            }
+            None => request.call(),
+        };
+        let response = match result {
+            Ok(response) => response,
+            Err(ureq::Error::Status(_, response)) => response,
+            Err(error) => panic!("{method} {path}: {error}"),
+        };
+        let status = response.status();
+        let headers = response
+            .headers_names()
+            .into_iter()
+            .filter_map(|name| {
+                response
+                    .header(&name)
+                    .map(|value| (name.to_ascii_lowercase(), value.to_owned()))
+            })
+            .collect();
+        let text = response.into_string().unwrap_or_default();
+        Reply {
+            status,
+            headers,
+            text,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Reply {
+        self.send("GET", path, Some(&self.admin_token), &[], None)
+    }
+
+    pub fn get_as(&self, token: &str, path: &str) -> Reply {
+        self.send("GET", path, Some(token), &[], None)
+    }
+
+    pub fn head(&self, path: &str) -> Reply {
+        self.send("HEAD", path, Some(&self.admin_token), &[], None)
+    }
+
+    pub fn post(&self, path: &str, body: Value) -> Reply {
+        self.post_as(&self.admin_token, path, body)
+    }
+
+    pub fn post_as(&self, token: &str, path: &str, body: Value) -> Reply {
+        self.send(
+            "POST",
+            path,
+            Some(token),
+            &[],
+            Some(("application/json", body.to_string())),
+        )
+    }
+
+    pub fn put(&self, path: &str, body: Value) -> Reply {
+        self.send(
+            "PUT",
+            path,
+            Some(&self.admin_token),
+            &[],
+            Some(("application/json", body.to_string())),
+        )
+    }
+
+    pub fn patch(&self, path: &str, operations: Value) -> Reply {
+        self.send(
+            "PATCH",
+            path,
+            Some(&self.admin_token),
+            &[],
+            Some(("application/json-patch+json", operations.to_string())),
+        )
+    }
+
+    pub fn delete(&self, path: &str) -> Reply {
+        self.send("DELETE", path, Some(&self.admin_token), &[], None)
+    }
+
+    /// Signs in and returns the access token.
+    #[track_caller]
+    pub fn login(&self, username: &str, password: &str) -> String {
+        let reply = self.send(
+            "POST",
+            "/v1/authenticate",
+            None,
+            &[],
+            Some((
+                "application/json",
+                json!({ "username": username, "password": password }).to_string(),
+            )),
+        );
+        assert_eq!(reply.status, 200, "login of {username}: {}", reply.text);
+        reply.json()["token"].as_str().expect("token").to_owned()
+    }
+
+    /// Creates a user with `roles` and returns a token for them.
+    #[track_caller]
+    pub fn user_with_roles(&self, username: &str, roles: &[&str]) -> String {
+        let password = "a-long-enough-password";
+        let reply = self.post(
+            "/v1/users",
+            json!({ "username": username, "password": password, "roles": roles }),
+        );
+        assert_eq!(reply.status, 201, "{}", reply.text);
+        self.login(username, password)
+    }
+
+    /// Creates a record and returns its JSON.
+    #[track_caller]
+    pub fn create(&self, path: &str, body: Value) -> Value {
+        let reply = self.post(path, body);
+        assert_eq!(reply.status, 201, "POST {path}: {}", reply.text);
+        reply.json()
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            actix_web::rt::System::new().block_on(handle.stop(false));
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.data_dir);
+        if let Some((server_url, name)) = &self.postgres {
+            let _ = billing_persistence::scratch::drop_postgres_database(server_url, name);
+        }
+    }
+}
+
+/// Declares each test twice: on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
+#[macro_export]
+macro_rules! api_test {
+    ($(fn $name:ident($app:ident) $body:block)*) => {
+        $(
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                #[test]
+                fn sqlite() {
+                    let $app = $crate::support::TestApp::spawn($crate::support::Backend::Sqlite).expect("app");
+                    $body
+                }
+
+                #[test]
+                fn postgres() {
+                    let Some($app) = $crate::support::TestApp::spawn($crate::support::Backend::Postgres) else { return };
+                    $body
+                }
+            }
+        )*
+    };
+}
+
+/// A minimal reference data chain: a currency, a locale, one source per siMaintained value,
+/// a category and a charge group.
+pub struct Chain {
+    pub locale: i64,
+    pub open_source: i64,
+    pub operator_source: i64,
+    pub category: i64,
+    pub charge_group: i64,
+}
+
+pub fn reference_chain(app: &TestApp) -> Chain {
+    let id = |value: &Value| value["id"].as_i64().expect("id");
+    let currency = app.create("/v1/currencies", currency_body("GBP"));
+    let locale = id(&app.create(
+        "/v1/locales",
+        json!({ "country": { "code": "GB" }, "currency": { "id": currency["id"] } }),
+    ));
+    let source = |name: &str, si: bool| {
+        id(&app.create(
+            "/v1/reference-data-sources",
+            json!({ "name": name, "locale": { "id": locale }, "siMaintained": si }),
+        ))
+    };
+    let open_source = source("Internal", false);
+    let operator_source = source("Operator feed", true);
+    let category = id(&app.create(
+        "/v1/charge-group-categories",
+        json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }),
+    ));
+    let charge_group = id(&app.create(
+        "/v1/charge-groups",
+        json!({ "name": "UK Mobile", "chargeGroupCategoryId": category, "startDate": "2026-01-01" }),
+    ));
+    Chain {
+        locale,
+        open_source,
+        operator_source,
+        category,
+        charge_group,
+    }
+}
+
+pub fn currency_body(code: &str) -> Value {
+    json!({
+        "code": code, "symbol": "£", "majorCurrencyName": "Pound", "minorCurrencyName": "Penny",
+        "majorCurrencyFormat": "£#,##0.00", "minorCurrencyFormat": "#p", "salesTaxName": "VAT"
+    })
+}

@@ -1,0 +1,125 @@
+//! `/v1/users` and `/v1/user-roles`.
+
+use serde_json::json;
+
+api_test! {
+    fn create_user_never_returns_the_password(app) {
+        let reply = app.post("/v1/users", json!({ "username": "ops.team", "email": "ops@example.com", "password": "correct-horse-battery", "roles": ["READ_ONLY", "BILLING_MANAGER"] }));
+        assert_eq!(reply.status, 201, "{}", reply.text);
+        assert_eq!(reply.header("location"), Some("/v1/users/2"));
+        assert!(!reply.text.contains("correct-horse") && !reply.text.contains("argon2"));
+        insta::assert_json_snapshot!(reply.json(), { ".createdDate" => "[date]", ".updatedDate" => "[date]" }, @r#"
+        {
+          "id": 2,
+          "username": "ops.team",
+          "email": "ops@example.com",
+          "active": true,
+          "roles": [
+            "BILLING_MANAGER",
+            "READ_ONLY"
+          ],
+          "contractOwnerIds": [],
+          "createdDate": "[date]",
+          "updatedDate": "[date]",
+          "lastLoginDate": null
+        }
+        "#);
+        let listed = app.get("/v1/users?page=1&pageSize=10");
+        assert!(!listed.text.contains("password"));
+    }
+
+    fn user_rules_name_each_field(app) {
+        let reply = app.post("/v1/users", json!({ "username": "bad user", "email": "nope", "password": "short", "roles": ["ROOT"] }));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["username", "email", "roles[0]", "password"]);
+        let missing = app.post("/v1/users", json!({ "username": "nopass", "roles": ["READ_ONLY"] }));
+        assert_eq!(missing.error_fields(), vec!["password"]);
+        let read_only = app.post("/v1/users", json!({ "id": 9, "username": "x", "password": "long-enough-pass", "roles": ["READ_ONLY"] }));
+        assert_eq!(read_only.error_fields(), vec!["id"]);
+    }
+
+    fn duplicate_usernames_conflict(app) {
+        app.create("/v1/users", json!({ "username": "twin", "password": "long-enough-pass", "roles": ["READ_ONLY"] }));
+        let again = app.post("/v1/users", json!({ "username": "twin", "password": "long-enough-pass", "roles": ["READ_ONLY"] }));
+        assert!(again.assert_problem(409)["detail"].as_str().expect("detail").contains("username"));
+    }
+
+    fn bulk_create_is_all_or_nothing(app) {
+        let reply = app.post("/v1/users", json!([
+            { "username": "first", "password": "long-enough-pass", "roles": ["READ_ONLY"] },
+            { "username": "second", "password": "short", "roles": ["READ_ONLY"] }
+        ]));
+        reply.assert_problem(400);
+        assert_eq!(app.get("/v1/users?page=1&pageSize=10").header("x-total-count"), Some("1"));
+        let reply = app.post("/v1/users", json!([
+            { "username": "first", "password": "long-enough-pass", "roles": ["READ_ONLY"] },
+            { "username": "second", "password": "long-enough-pass", "roles": ["READ_ONLY"] }
+        ]));
+        assert_eq!(reply.status, 201, "{}", reply.text);
+        assert_eq!(reply.json().as_array().map(Vec::len), Some(2));
+        let duplicate_inside = app.post("/v1/users", json!([
+            { "username": "third", "password": "long-enough-pass", "roles": ["READ_ONLY"] },
+            { "username": "third", "password": "long-enough-pass", "roles": ["READ_ONLY"] }
+        ]));
+        duplicate_inside.assert_problem(409);
+        assert_eq!(app.get("/v1/users?page=1&pageSize=10").header("x-total-count"), Some("3"));
+    }
+
+    fn bulk_patch_changes_several_users(app) {
+        app.create("/v1/users", json!({ "username": "a1", "password": "long-enough-pass", "roles": ["READ_ONLY"] }));
+        app.create("/v1/users", json!({ "username": "a2", "password": "long-enough-pass", "roles": ["READ_ONLY"] }));
+        let body = json!([{ "id": 2, "email": "a1@example.com" }, { "id": 3, "active": false }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", body)));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        let users = reply.json();
+        assert_eq!(users[0]["email"], "a1@example.com");
+        assert_eq!(users[1]["active"], false);
+        let bad = json!([{ "id": 2, "email": "changed@example.com" }, { "id": 99, "active": false }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", bad)));
+        reply.assert_problem(404);
+        assert_eq!(app.get("/v1/users/2").json()["email"], "a1@example.com", "nothing changed");
+    }
+
+    fn the_last_administrator_cannot_be_removed(app) {
+        let reply = app.patch("/v1/users/1", json!([{ "op": "replace", "path": "/roles", "value": ["READ_ONLY"] }]));
+        reply.assert_problem(409);
+        let reply = app.patch("/v1/users/1", json!([{ "op": "replace", "path": "/active", "value": false }]));
+        reply.assert_problem(409);
+        assert_eq!(app.get("/v1/users/1").json()["roles"], json!(["ADMINISTRATOR"]));
+    }
+
+    fn a_password_change_takes_effect(app) {
+        app.create("/v1/users", json!({ "username": "pat", "password": "first-password-1", "roles": ["READ_ONLY"] }));
+        let reply = app.patch("/v1/users/2", json!([{ "op": "add", "path": "/password", "value": "second-password-2" }]));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        app.login("pat", "second-password-2");
+    }
+
+    fn only_administrators_manage_users(app) {
+        let token = app.user_with_roles("manager", &["BILLING_MANAGER"]);
+        app.get_as(&token, "/v1/users?page=1&pageSize=10").assert_problem(403);
+        app.post_as(&token, "/v1/users", json!({ "username": "x", "password": "long-enough-pass", "roles": ["ADMINISTRATOR"] })).assert_problem(403);
+    }
+
+    fn user_roles_lists_the_built_in_roles(app) {
+        let token = app.user_with_roles("reader", &["READ_ONLY"]);
+        let reply = app.get_as(&token, "/v1/user-roles");
+        assert_eq!(reply.status, 200);
+        let codes: Vec<String> = reply.json().as_array().expect("array").iter().map(|r| r["code"].as_str().unwrap_or_default().to_owned()).collect();
+        assert_eq!(codes, ["ADMINISTRATOR", "BILLING_MANAGER", "REFERENCE_DATA_MANAGER", "CUSTOMER_MANAGER", "READ_ONLY"]);
+        insta::assert_json_snapshot!(reply.json()[2], @r#"
+        {
+          "code": "REFERENCE_DATA_MANAGER",
+          "name": "Reference data manager",
+          "description": "Writes reference data; reads everything else but users.",
+          "permissions": [
+            "REFERENCE_DATA_READ",
+            "REFERENCE_DATA_WRITE",
+            "CUSTOMERS_READ"
+          ]
+        }
+        "#);
+        app.get("/v1/user-roles?page=1").assert_problem(400);
+        app.send("POST", "/v1/user-roles", Some(&app.admin_token), &[], Some(("application/json", "{}".into()))).assert_problem(405);
+    }
+}

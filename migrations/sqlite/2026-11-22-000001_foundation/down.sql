@@ -1,0 +1,10 @@
+DROP TABLE reference_data_source_charge_groups;
+DROP TABLE charge_groups;
+DROP TABLE charge_group_categories;
+DROP TABLE reference_data_sources;
+DROP TABLE locales;
+DROP TABLE currencies;
+DROP TABLE countries;
+DROP TABLE idempotency_keys;
+DROP TABLE refresh_tokens;
+DROP TABLE users;
