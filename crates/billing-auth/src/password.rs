@@ -134,7 +134,9 @@ mod tests {
         assert!(matches!(refused, Err(AuthError::Busy)));
         release_tx.send(()).expect("release");
         // Once the queued job has run, the worker has taken it off the queue: room again.
-        queued_ran_rx.recv().expect("the queued job runs once the worker is free");
+        queued_ran_rx
+            .recv()
+            .expect("the queued job runs once the worker is free");
         let hashed = runtime
             .block_on(pool.hash("a-password-long-enough".into()))
             .expect("hashed once free");

@@ -192,23 +192,33 @@ fn generate_then_rate_a_usage_file() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Starts `billing serve` on port 0, lets it run briefly, stops it, returns what it printed.
+/// Starts `billing serve` on port 0, waits until it says it is serving (first-start work is
+/// done by then), stops it, returns what it printed on stdout.
 fn serve_briefly(dir: &std::path::Path) -> String {
+    use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_billing"))
         .args(["serve"])
         .env("BILLING_DATA_DIR", dir)
         .env("BILLING_BIND", "127.0.0.1:0")
+        .env("BILLING_LOG", "info")
+        .env("BILLING_LOG_FORMAT", "text")
         .env_remove("DATABASE_URL")
         .env_remove("BILLING_ADMIN_PASSWORD")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("start billing");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let serving = std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.contains("serving the billing API"));
     let _ = child.kill();
     let output = child.wait_with_output().expect("stopped");
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(serving, "the server never said it was serving: {stdout}");
+    stdout
 }
 
 #[test]
