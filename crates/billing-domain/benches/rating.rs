@@ -32,56 +32,13 @@ fn build(c: &mut Criterion) {
     group.finish();
 }
 
-/// Where a row's number, call class and service id sit in the buffer.
-type Spans = [(u32, u32); 3];
-
-/// Usage held the way a batch reader holds it: text in one buffer, read in order.
-struct UsageBuffer {
-    text: String,
-    rows: Vec<(i64, chrono::NaiveDate, Spans)>,
-}
-
-impl UsageBuffer {
-    fn new(usage: &[synthetic::Usage]) -> Self {
-        let mut text = String::new();
-        let mut rows = Vec::with_capacity(usage.len());
-        let push = |text: &mut String, value: &str| {
-            let start = text.len() as u32;
-            text.push_str(value);
-            (start, text.len() as u32)
-        };
-        for record in usage {
-            let spans = [
-                push(&mut text, &record.dialled_number),
-                push(&mut text, &record.call_class),
-                push(&mut text, &record.service_id),
-            ];
-            rows.push((record.reference_data_source_id, record.date, spans));
-        }
-        Self { text, rows }
-    }
-
-    fn requests(&self) -> impl Iterator<Item = RatingRequest<'_>> {
-        self.rows.iter().map(|(source, date, spans)| {
-            let field = |(from, to): (u32, u32)| &self.text[from as usize..to as usize];
-            RatingRequest {
-                reference_data_source_id: *source,
-                date: *date,
-                dialled_number: Some(field(spans[0])),
-                call_class: Some(field(spans[1])),
-                service_id: Some(field(spans[2])),
-            }
-        })
-    }
-}
-
 fn lookups(c: &mut Criterion) {
     let mut group = c.benchmark_group("lookup");
     for size in [1_000usize, 100_000, 1_000_000] {
         let tariff = synthetic::tariff(size, SOURCES, 7);
         let index = RatingIndex::build(&tariff).expect("builds");
-        let usage = UsageBuffer::new(&synthetic::usage(&tariff, SOURCES, 1_000_000, 11));
-        group.throughput(Throughput::Elements(usage.rows.len() as u64));
+        let usage = synthetic::UsageBuffer::new(&synthetic::usage(&tariff, SOURCES, 1_000_000, 11));
+        group.throughput(Throughput::Elements(usage.len() as u64));
         group.bench_with_input(BenchmarkId::new("one_by_one", size), &usage, |b, usage| {
             b.iter(|| {
                 let mut rated = 0usize;

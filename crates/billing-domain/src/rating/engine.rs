@@ -210,21 +210,18 @@ impl RatingIndex {
         requests: &[RatingRequest<'_>],
         out: &mut Vec<Result<Rating, RatingError>>,
     ) {
-        let mut walks: Vec<Walk> = Vec::with_capacity(LANES);
-        let mut tries: Vec<&DigitTrie> = Vec::with_capacity(LANES);
+        let mut walks: Vec<Walk<'_>> = Vec::with_capacity(LANES);
         // Per walk: its place in the chunk, its source and day (for the call class fallback).
         let mut lanes: Vec<(usize, &SourceIndex, Day)> = Vec::with_capacity(LANES);
         for chunk in requests.chunks(LANES) {
             let first = out.len();
             walks.clear();
-            tries.clear();
             lanes.clear();
             for (lane, request) in chunk.iter().enumerate() {
                 match self.rate_before_dialstrings(request) {
                     Ok(Step::Decided(rating)) => out.push(Ok(rating)),
                     Ok(Step::Walk(source, number, day)) => {
                         walks.push(Walk::new(&source.dialstrings, number.digits(), day));
-                        tries.push(&source.dialstrings);
                         lanes.push((lane, source, day));
                         out.push(Ok(Rating::UNRATED));
                     }
@@ -234,9 +231,9 @@ impl RatingIndex {
                     Err(error) => out.push(Err(error)),
                 }
             }
-            walk_all(&mut walks, &tries);
-            for ((walk, trie), &(lane, source, day)) in walks.iter().zip(&tries).zip(&lanes) {
-                out[first + lane] = Ok(match trie.resolve(walk) {
+            walk_all(&mut walks);
+            for (walk, &(lane, source, day)) in walks.iter().zip(&lanes) {
+                out[first + lane] = Ok(match walk.resolve() {
                     Some((version, length)) => self.dialstring_rating(version, length),
                     None => self.rate_call_class(source, chunk[lane].call_class, day),
                 });

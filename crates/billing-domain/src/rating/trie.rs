@@ -64,6 +64,18 @@ impl Node {
         unpack_index((self.0 >> 10) & INDEX_MASK)
     }
 
+    /// The first child's index as stored: only meaningful when the mask is not empty.
+    #[inline]
+    fn first_child_bits(&self) -> u32 {
+        ((self.0 >> 10) & INDEX_MASK) as u32
+    }
+
+    /// The versions head as stored: `INDEX_MASK` when there is none.
+    #[inline]
+    fn versions_bits(&self) -> u32 {
+        ((self.0 >> (10 + INDEX_BITS)) & INDEX_MASK) as u32
+    }
+
     #[inline]
     fn versions(&self) -> u32 {
         unpack_index((self.0 >> (10 + INDEX_BITS)) & INDEX_MASK)
@@ -117,68 +129,92 @@ pub struct BulkEntry {
 
 /// One longest-prefix walk in progress. Many walks advanced in turn ([`walk_all`]) keep many
 /// independent memory loads in flight, so a batch costs far less than its lookups one by one.
+///
+/// The walk is software-pipelined: a step loads the next node but does not look at it; the
+/// next step (a whole round of other walks later, when the load has landed) does. No branch
+/// waits on a load issued in the same step, so a missed prediction never throws away the
+/// loads of the walks behind it.
 #[derive(Debug, Clone, Copy)]
-pub struct Walk {
-    digits: [u8; 15],
+pub struct Walk<'t> {
+    trie: &'t DigitTrie,
+    /// The node at `depth`, loaded by the previous step.
+    node: Node,
+    digits: [u8; 16],
     length: u8,
     depth: u8,
-    day: Day,
-    node: Node,
-    heads: [u32; 15],
-    lengths: [u8; 15],
     found: u8,
+    day: Day,
+    heads: [u32; 16],
+    lengths: [u8; 16],
 }
 
-impl Walk {
-    pub fn new(trie: &DigitTrie, digits: &[u8], day: Day) -> Self {
-        let mut copy = [0u8; 15];
+impl<'t> Walk<'t> {
+    /// A walk for the first 15 of `digits` (each 0..=9) on `day`.
+    pub fn new(trie: &'t DigitTrie, digits: &[u8], day: Day) -> Self {
+        let mut copy = [0u8; 16];
         let length = digits.len().min(15);
         copy[..length].copy_from_slice(&digits[..length]);
         Self {
+            trie,
+            node: trie.nodes[0],
             digits: copy,
             length: length as u8,
             depth: 0,
-            day,
-            node: trie.nodes[0],
-            heads: [NONE; 15],
-            lengths: [0; 15],
             found: 0,
+            day,
+            heads: [NONE; 16],
+            lengths: [0; 16],
         }
     }
 
-    /// Takes one step down `trie`; false when the walk is over.
-    #[inline]
-    fn step(&mut self, trie: &DigitTrie) -> bool {
-        if self.depth >= self.length {
-            return false;
-        }
-        let digit = self.digits[usize::from(self.depth)];
-        if !self.node.has_child(digit) {
-            self.length = 0;
-            return false;
-        }
-        self.node = trie.nodes[(self.node.first_child() + self.node.child_rank(digit)) as usize];
-        self.depth += 1;
-        if self.node.versions() != NONE {
-            self.heads[usize::from(self.found)] = self.node.versions();
-            self.lengths[usize::from(self.found)] = self.depth;
+    /// Notes the current node's versions, then loads the child for the next digit; false when
+    /// the walk is over (no more digits, or no child for the next one).
+    #[inline(always)]
+    fn step(&mut self) -> bool {
+        let node = self.node;
+        let depth = usize::from(self.depth);
+        let found = usize::from(self.found) & 15;
+        let versions = node.versions_bits();
+        if versions != INDEX_MASK as u32 {
+            self.heads[found] = versions;
+            self.lengths[found] = depth as u8;
             self.found += 1;
         }
+        if depth >= usize::from(self.length) {
+            return false;
+        }
+        let digit = self.digits[depth & 15] & 15;
+        let mask = node.mask();
+        if mask & (1u16 << digit) == 0 {
+            return false;
+        }
+        let child = node.first_child_bits() + node.child_rank(digit);
+        self.node = self.trie.nodes[child as usize];
+        self.depth += 1;
         true
+    }
+
+    /// The entry of the longest prefix in force on the walk's day, once the walk is over.
+    pub fn resolve(&self) -> Option<(&'t Version, usize)> {
+        let mut found = usize::from(self.found);
+        while found > 0 {
+            found -= 1;
+            if let Some(version) = self.trie.best_in_force(self.heads[found], self.day) {
+                return Some((version, usize::from(self.lengths[found])));
+            }
+        }
+        None
     }
 }
 
 /// The most walks [`walk_all`] advances together.
 pub const MAX_WALKS: usize = 128;
 
-/// Advances every walk one level per round until all are done; `tries[i]` is walk `i`'s trie.
+/// Advances every walk one level per round until all are done.
 /// Finished walks drop out of the rotation, so each round costs only the walks still going.
-pub fn walk_all(walks: &mut [Walk], tries: &[&DigitTrie]) {
+pub fn walk_all(walks: &mut [Walk<'_>]) {
     let mut active = [0u8; MAX_WALKS];
-    assert!(
-        walks.len() <= MAX_WALKS && walks.len() == tries.len(),
-        "at most {MAX_WALKS} walks, one trie each"
-    );
+    assert!(walks.len() <= MAX_WALKS, "at most {MAX_WALKS} walks");
     let mut count = walks.len();
     for (slot, index) in active.iter_mut().zip(0u8..).take(count) {
         *slot = index;
@@ -187,7 +223,7 @@ pub fn walk_all(walks: &mut [Walk], tries: &[&DigitTrie]) {
         let mut kept = 0;
         for position in 0..count {
             let index = usize::from(active[position]);
-            if walks[index].step(tries[index]) {
+            if walks[index].step() {
                 active[kept] = active[position];
                 kept += 1;
             }
@@ -433,39 +469,9 @@ impl DigitTrie {
     /// id. Returns the entry and the prefix length.
     #[inline]
     pub fn longest_match(&self, digits: &[u8], day: Day) -> Option<(&Version, usize)> {
-        let mut candidates = [(NONE, 0u8); 16];
-        let mut found = 0usize;
-        let mut node = self.nodes[0];
-        for (depth, &digit) in digits.iter().enumerate() {
-            if !node.has_child(digit) {
-                break;
-            }
-            node = self.nodes[(node.first_child() + node.child_rank(digit)) as usize];
-            if node.versions() != NONE {
-                candidates[found] = (node.versions(), (depth + 1) as u8);
-                found += 1;
-            }
-        }
-        while found > 0 {
-            found -= 1;
-            let (head, length) = candidates[found];
-            if let Some(version) = self.best_in_force(head, day) {
-                return Some((version, usize::from(length)));
-            }
-        }
-        None
-    }
-
-    /// The entry of the longest prefix in force, from a finished [`Walk`].
-    pub fn resolve(&self, walk: &Walk) -> Option<(&Version, usize)> {
-        let mut found = usize::from(walk.found);
-        while found > 0 {
-            found -= 1;
-            if let Some(version) = self.best_in_force(walk.heads[found], walk.day) {
-                return Some((version, usize::from(walk.lengths[found])));
-            }
-        }
-        None
+        let mut walk = Walk::new(self, digits, day);
+        while walk.step() {}
+        walk.resolve()
     }
 
     fn best_in_force(&self, mut link: u32, day: Day) -> Option<&Version> {
