@@ -117,6 +117,15 @@ pub struct Version {
     next: u32,
 }
 
+impl Version {
+    const NOTHING: Version = Version {
+        range: DayRange { start: 0, end: -1 },
+        record_id: 0,
+        value: 0,
+        next: NONE,
+    };
+}
+
 /// One entry for [`DigitTrie::from_entries`].
 #[derive(Debug, Clone, Copy)]
 pub struct BulkEntry {
@@ -146,6 +155,9 @@ pub struct Walk<'t> {
     day: Day,
     heads: [u32; 16],
     lengths: [u8; 16],
+    /// The first version of the deepest node with versions so far, read as soon as the node
+    /// is seen (and looked at only in [`Self::resolve`]): its load overlaps the rest of the walk.
+    deepest: Version,
 }
 
 impl<'t> Walk<'t> {
@@ -164,6 +176,7 @@ impl<'t> Walk<'t> {
             day,
             heads: [NONE; 16],
             lengths: [0; 16],
+            deepest: Version::NOTHING,
         }
     }
 
@@ -179,6 +192,7 @@ impl<'t> Walk<'t> {
             self.heads[found] = versions;
             self.lengths[found] = depth as u8;
             self.found += 1;
+            self.deepest = self.trie.versions[versions as usize];
         }
         if depth >= usize::from(self.length) {
             return false;
@@ -197,6 +211,14 @@ impl<'t> Walk<'t> {
     /// The entry of the longest prefix in force on the walk's day, once the walk is over.
     pub fn resolve(&self) -> Option<(&'t Version, usize)> {
         let mut found = usize::from(self.found);
+        // The common case: one version under the deepest prefix, in force that day.
+        if found > 0 && self.deepest.next == NONE && self.deepest.range.contains(self.day) {
+            let head = self.heads[found - 1] as usize;
+            return Some((
+                &self.trie.versions[head],
+                usize::from(self.lengths[found - 1]),
+            ));
+        }
         while found > 0 {
             found -= 1;
             if let Some(version) = self.trie.best_in_force(self.heads[found], self.day) {
