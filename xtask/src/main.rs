@@ -7,6 +7,9 @@
 //! - `openapi`: writes the served OpenAPI document to `docs/openapi.json`.
 //! - `bench`: the rating benchmarks (criterion) and `billing rate` on 10 million generated rows
 //!   against 1 million dialstrings (release builds); figures go in docs/performance.md.
+//!   Ends with `check-rating`.
+//! - `check-rating`: rates those 10 million rows with the engine and with the prefix-map
+//!   reference (`billing rate --reference`) and fails unless the outputs are identical.
 
 use std::process::{Command, ExitCode};
 
@@ -18,7 +21,8 @@ fn main() -> ExitCode {
         "deps" => check_dependency_direction(),
         "openapi" => openapi(),
         "bench" => bench(),
-        _ => Err("usage: cargo xtask <ci|lint|deps|openapi|bench>".to_owned()),
+        "check-rating" => check_rating(),
+        _ => Err("usage: cargo xtask <ci|lint|deps|openapi|bench|check-rating>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -152,58 +156,127 @@ fn bench() -> Result<(), String> {
         "--",
         "--noplot",
     ])?;
+    let data = bench_data()?;
+    run_billing(&[
+        "rate",
+        "--tariff",
+        &data.tariff,
+        "--input",
+        &data.usage,
+        "--output",
+        "/dev/null",
+    ])?;
+    check_rating_with(&data)
+}
+
+/// The generated tariff (1M dialstrings) and usage (10M rows) the batch figures use.
+struct BenchData {
+    work: std::path::PathBuf,
+    tariff: String,
+    usage: String,
+}
+
+const BILLING_RELEASE: &str = "target/release/billing";
+
+/// Builds the release binary and generates the data once (kept in `target/bench-data`).
+fn bench_data() -> Result<BenchData, String> {
     cargo(&["build", "--release", "--bin", "billing"])?;
-    let work = std::path::Path::new("target/bench-data");
-    let tariff = work.join("tariff");
-    let usage = work.join("usage.csv");
-    std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
-    let billing = "target/release/billing";
-    if !usage.exists() {
-        eprintln!("$ billing generate (1,000,000 dialstrings, 10,000,000 usage rows)");
-        let status = Command::new(billing)
-            .args([
-                "generate",
-                "--tariff",
-                &tariff.to_string_lossy(),
-                "--dialstrings",
-                "1000000",
-                "--sources",
-                "4",
-            ])
-            .args([
-                "--usage",
-                &usage.to_string_lossy(),
-                "--rows",
-                "10000000",
-                "--seed",
-                "7",
-            ])
-            .status()
-            .map_err(|e| e.to_string())?;
-        if !status.success() {
-            return Err("billing generate failed".into());
-        }
-    }
-    eprintln!(
-        "$ billing rate --tariff {} --input {} --output /dev/null",
-        tariff.display(),
-        usage.display()
-    );
-    let status = Command::new(billing)
-        .args([
-            "rate",
+    let work = std::path::PathBuf::from("target/bench-data");
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let data = BenchData {
+        tariff: work.join("tariff").to_string_lossy().into_owned(),
+        usage: work.join("usage.csv").to_string_lossy().into_owned(),
+        work,
+    };
+    if !std::path::Path::new(&data.usage).exists() {
+        run_billing(&[
+            "generate",
             "--tariff",
-            &tariff.to_string_lossy(),
-            "--input",
-            &usage.to_string_lossy(),
-            "--output",
-            "/dev/null",
-        ])
+            &data.tariff,
+            "--dialstrings",
+            "1000000",
+            "--sources",
+            "4",
+            "--usage",
+            &data.usage,
+            "--rows",
+            "10000000",
+            "--seed",
+            "7",
+        ])?;
+    }
+    Ok(data)
+}
+
+fn run_billing(args: &[&str]) -> Result<(), String> {
+    eprintln!("$ billing {}", args.join(" "));
+    let status = Command::new(BILLING_RELEASE)
+        .args(args)
         .status()
         .map_err(|e| e.to_string())?;
     if status.success() {
         Ok(())
     } else {
-        Err("billing rate failed".into())
+        Err(format!("billing {} failed", args[0]))
+    }
+}
+
+/// `check-rating`: rates the 10M rows with the engine and with the prefix-map reference and
+/// requires the two outputs to be identical, byte for byte.
+fn check_rating() -> Result<(), String> {
+    check_rating_with(&bench_data()?)
+}
+
+fn check_rating_with(data: &BenchData) -> Result<(), String> {
+    let engine = data.work.join("rated-engine.csv");
+    let reference = data.work.join("rated-reference.csv");
+    for (output, extra) in [(&engine, None), (&reference, Some("--reference"))] {
+        let output = output.to_string_lossy();
+        let mut args = vec!["rate"];
+        args.extend(extra);
+        args.extend([
+            "--tariff",
+            &data.tariff,
+            "--input",
+            &data.usage,
+            "--output",
+            &output,
+        ]);
+        run_billing(&args)?;
+    }
+    let outcome = first_difference(&engine, &reference)?;
+    let _ = std::fs::remove_file(&engine);
+    let _ = std::fs::remove_file(&reference);
+    match outcome {
+        None => {
+            eprintln!("check-rating: the engine and the reference agree on every row");
+            Ok(())
+        }
+        Some(line) => Err(format!(
+            "check-rating: the engine and the reference differ from line {line}"
+        )),
+    }
+}
+
+/// The first line where the two files differ, if any.
+fn first_difference(
+    left: &std::path::Path,
+    right: &std::path::Path,
+) -> Result<Option<u64>, String> {
+    use std::io::BufRead;
+    let open = |path: &std::path::Path| {
+        std::fs::File::open(path)
+            .map(|file| std::io::BufReader::with_capacity(1 << 20, file).lines())
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let (mut left, mut right) = (open(left)?, open(right)?);
+    let mut line = 0u64;
+    loop {
+        line += 1;
+        match (left.next(), right.next()) {
+            (None, None) => return Ok(None),
+            (Some(Ok(a)), Some(Ok(b))) if a == b => {}
+            _ => return Ok(Some(line)),
+        }
     }
 }

@@ -6,6 +6,7 @@ use billing_domain::rating::engine::Tariff;
 use billing_domain::rating::naive::NaiveRater;
 use billing_domain::rating::synthetic::date;
 use billing_domain::rating::*;
+use billing_domain::rating::{PrefixMapRater, Rater};
 use billing_domain::reference_data::ChargingUnitType;
 use chrono::NaiveDate;
 use proptest::prelude::*;
@@ -146,6 +147,8 @@ proptest! {
                     };
                     let expected = NaiveRater { tariff: &tariff }.rate(&request);
                     prop_assert_eq!(&index.rate(&request), &expected);
+                    let reference = PrefixMapRater::new(&tariff);
+                    prop_assert_eq!(&Rater::rate(&reference, &request), &expected);
                     let mut batch = Vec::new();
                     index.rate_many(&[request, request, request], &mut batch);
                     prop_assert_eq!(batch, vec![expected.clone(), expected.clone(), expected]);
@@ -166,8 +169,10 @@ proptest! {
         let mut batch = Vec::new();
         index.rate_many(&requests, &mut batch);
         prop_assert_eq!(batch.len(), requests.len());
+        let reference = PrefixMapRater::new(&tariff);
         for (request, batched) in requests.iter().zip(batch) {
             let expected = naive.rate(request);
+            prop_assert_eq!(&Rater::rate(&reference, request), &expected);
             prop_assert_eq!(&index.rate(request), &expected);
             prop_assert_eq!(batched, expected);
         }

@@ -62,6 +62,34 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, detail).with(|p| p.errors = errors.errors)
     }
 
+    /// The same error for element `prefix` of a bulk body (e.g. `[2]`): every field name is
+    /// put under it (`[2].username`), or, with no field named, the detail is.
+    pub fn within(self, prefix: &str) -> Self {
+        if prefix.is_empty() {
+            return self;
+        }
+        if self.0.errors.is_empty() {
+            let detail = format!("element {prefix}: {}", self.0.detail);
+            return self.with(|p| p.detail = detail);
+        }
+        let errors = self
+            .0
+            .errors
+            .iter()
+            .map(|error| FieldError::new(format!("{prefix}.{}", error.field), &error.message))
+            .collect();
+        Self::validation(ValidationErrors { errors })
+    }
+
+    /// The field problems of a 400 naming fields; any other error comes back as it was.
+    pub fn into_field_errors(self) -> Result<Vec<FieldError>, Self> {
+        if self.0.errors.is_empty() {
+            Err(self)
+        } else {
+            Ok(self.0.errors)
+        }
+    }
+
     pub fn unauthorized(detail: impl Into<String>, bearer_error: Option<&'static str>) -> Self {
         Self::new(StatusCode::UNAUTHORIZED, detail).with(|p| p.bearer_error = bearer_error)
     }

@@ -30,7 +30,8 @@ fn main() -> ExitCode {
             tariff,
             input,
             output,
-        } => rate(&tariff, input.as_deref(), output.as_deref()),
+            reference,
+        } => rate(&tariff, input.as_deref(), output.as_deref(), reference),
         Command::Generate {
             tariff,
             dialstrings,
@@ -64,11 +65,13 @@ fn batch_failed(error: BatchError) -> ServerError {
 }
 
 /// `billing rate`: the tariff is loaded whole (a malformed file stops here), then the usage
-/// streams through; the summary goes to stderr.
+/// streams through; the summary goes to stderr. With `reference`, the plain prefix-map
+/// reference decides instead of the engine (the engine still names the matched groups).
 fn rate(
     tariff: &std::path::Path,
     input: Option<&std::path::Path>,
     output: Option<&std::path::Path>,
+    reference: bool,
 ) -> Result<(), ServerError> {
     let started = std::time::Instant::now();
     let tariff = batch::tariff_csv::load(tariff).map_err(batch_failed)?;
@@ -79,7 +82,6 @@ fn rate(
         index.dialstring_count(),
         started.elapsed().as_secs_f64()
     );
-    drop(tariff);
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let (reader, total): (Box<dyn std::io::Read>, Option<u64>) =
@@ -99,7 +101,14 @@ fn rate(
         ),
         None => Box::new(stdout.lock()),
     };
-    let summary = batch::rate::rate_stream(&index, reader, writer, total).map_err(batch_failed)?;
+    let summary = if reference {
+        let rater = billing_domain::rating::PrefixMapRater::new(&tariff);
+        batch::rate::rate_stream(&rater, &index, reader, writer, total)
+    } else {
+        drop(tariff);
+        batch::rate::rate_stream(&index, &index, reader, writer, total)
+    }
+    .map_err(batch_failed)?;
     eprint!("{}", summary.report());
     Ok(())
 }

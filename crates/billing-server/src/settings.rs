@@ -39,6 +39,10 @@ pub enum Command {
         /// Rated CSV; `-` or absent for standard output.
         #[arg(long)]
         output: Option<PathBuf>,
+        /// Rate with the plain prefix-map reference instead of the engine (slower): its output
+        /// should be identical, which checks the engine on a whole file.
+        #[arg(long)]
+        reference: bool,
     },
     /// Write a deterministic synthetic tariff directory (and optionally a usage CSV).
     Generate {

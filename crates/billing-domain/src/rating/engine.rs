@@ -499,6 +499,20 @@ impl RatingIndex {
     }
 }
 
+impl super::reference::Rater for RatingIndex {
+    fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
+        RatingIndex::rate(self, request)
+    }
+
+    fn rate_many(
+        &self,
+        requests: &[RatingRequest<'_>],
+        out: &mut Vec<Result<Rating, RatingError>>,
+    ) {
+        RatingIndex::rate_many(self, requests, out)
+    }
+}
+
 /// Where [`RatingIndex::rate_before_dialstrings`] left a request.
 enum Step<'s> {
     Decided(Rating),

@@ -8,14 +8,18 @@
 //! [`engine::RatingIndex`] answers from memory and takes one change at a time without a
 //! rebuild; [`engine::SharedRatingIndex`] lets many threads read while one writes.
 //! [`naive`] is the obvious linear scan, kept as the reference the engine is tested against;
+//! [`reference`] holds the [`Rater`] trait and a hash-map reference fast enough to check whole
+//! batch runs (`billing rate --reference`);
 //! [`synthetic`] makes deterministic tariffs and usage for tests and benchmarks.
 
 pub mod engine;
 pub mod model;
 pub mod naive;
 pub mod number;
+pub mod reference;
 pub mod synthetic;
 mod trie;
 
 pub use engine::{RatingIndex, SharedRatingIndex};
 pub use model::*;
+pub use reference::{PrefixMapRater, Rater};

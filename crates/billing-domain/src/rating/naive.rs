@@ -9,6 +9,12 @@ pub struct NaiveRater<'a> {
     pub tariff: &'a Tariff,
 }
 
+impl super::reference::Rater for NaiveRater<'_> {
+    fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
+        NaiveRater::rate(self, request)
+    }
+}
+
 impl NaiveRater<'_> {
     fn source_of(&self, source_charge_group_id: i64) -> Option<i64> {
         self.tariff

@@ -115,33 +115,26 @@ fn check_body_members<R: Resource>(body: &Value, prefix: &str) -> Result<(), Api
             "must be a JSON object",
         ));
     };
-    let mut errors = settable_member_errors::<R>(map.keys(), |key| format!("{prefix}{key}"));
+    let mut errors = settable_member_errors::<R>(map.keys(), |key| key.to_owned());
     for field in R::FIELDS
         .iter()
         .filter(|field| field.required && field.access == Access::ReadWrite)
     {
         if !map.contains_key(field.name) {
-            errors.push(format!("{prefix}{}", field.name), "is required");
+            errors.push(field.name, "is required");
         }
     }
-    errors.into_result(|| ())?;
-    Ok(())
+    errors
+        .into_result(|| ())
+        .map_err(|errors| ApiError::validation(errors).within(prefix))
 }
 
 /// Body → input: members checked, types checked (naming the field), garde rules checked.
 pub fn parse_input<R: Resource>(body: Value, prefix: &str) -> Result<R::Input, ApiError> {
     check_body_members::<R>(&body, prefix)?;
-    let input: R::Input = deserialize(body).map_err(|error| prefix_error(error, prefix))?;
-    validate(&input).map_err(|error| prefix_error(error, prefix))?;
+    let input: R::Input = deserialize(body).map_err(|error| error.within(prefix))?;
+    validate(&input).map_err(|error| error.within(prefix))?;
     Ok(input)
-}
-
-fn prefix_error(error: ApiError, prefix: &str) -> ApiError {
-    if prefix.is_empty() {
-        error
-    } else {
-        ApiError::bad_request(format!("element {prefix}: {}", error.detail()))
-    }
 }
 
 pub async fn list<R: Resource>(
@@ -231,11 +224,18 @@ pub async fn create<R: Resource>(
                     "the array must hold at least one element",
                 ));
             }
-            let inputs = elements
-                .into_iter()
-                .enumerate()
-                .map(|(index, element)| parse_input::<R>(element, &format!("[{index}]")))
-                .collect::<Result<Vec<_>, _>>()?;
+            // Every element is checked, so one answer names every broken field of the batch.
+            let mut inputs = Vec::with_capacity(elements.len());
+            let mut errors = Vec::new();
+            for (index, element) in elements.into_iter().enumerate() {
+                match parse_input::<R>(element, &format!("[{index}]")) {
+                    Ok(input) => inputs.push(input),
+                    Err(error) => errors.extend(error.into_field_errors()?),
+                }
+            }
+            if !errors.is_empty() {
+                return Err(ApiError::validation(ValidationErrors { errors }));
+            }
             (inputs, true)
         }
         single => (vec![parse_input::<R>(single, "")?], false),
@@ -249,8 +249,13 @@ pub async fn create<R: Resource>(
                 return Ok((stored, true));
             }
             let mut records = Vec::with_capacity(inputs.len());
-            for input in inputs {
-                let record = R::create(c, &caller, input)?;
+            for (index, input) in inputs.into_iter().enumerate() {
+                let element = if many {
+                    format!("[{index}]")
+                } else {
+                    String::new()
+                };
+                let record = R::create(c, &caller, input).map_err(|e| e.within(&element))?;
                 audit::record(
                     c,
                     &writer,
@@ -470,14 +475,16 @@ pub async fn bulk_update<R: Resource>(
         database.write(|c| {
             let mut records = Vec::with_capacity(changes.len());
             for (index, id, members) in changes {
-                let current = current::<R>(c, &caller, id, &None)?;
+                let element = format!("[{index}]");
+                let current =
+                    current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;
                 let before = to_json(&current)?;
                 let mut document = before.clone();
                 if let Value::Object(map) = &mut document {
                     map.extend(members);
                 }
                 patch::strip_read_only(&mut document, R::FIELDS);
-                let input = parse_input::<R>(document, &format!("[{index}]"))?;
+                let input = parse_input::<R>(document, &element)?;
                 let record = replace_recorded::<R>(
                     c,
                     &writer,
@@ -486,7 +493,8 @@ pub async fn bulk_update<R: Resource>(
                     &before,
                     input,
                     false,
-                )?;
+                )
+                .map_err(|e| e.within(&element))?;
                 records.push(record);
             }
             Ok::<_, ApiError>(records)

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
 
 use billing_domain::dates::parse_date;
-use billing_domain::rating::{Matched, Outcome, Rating, RatingIndex, RatingRequest};
+use billing_domain::rating::{Matched, Outcome, Rater, Rating, RatingIndex, RatingRequest};
 use chrono::NaiveDate;
 
 use super::BatchError;
@@ -144,8 +144,11 @@ fn column_index(header: &csv::ByteRecord, name: &str) -> Result<usize, BatchErro
         })
 }
 
-/// Rates every row of `input` into `output`. `total_bytes` (when known) drives the progress.
+/// Rates every row of `input` into `output` with `rater` (the engine, or a reference to check
+/// it against); `index` names the matched groups. `total_bytes` (when known) drives the
+/// progress.
 pub fn rate_stream(
+    rater: &impl Rater,
     index: &RatingIndex,
     input: impl Read,
     output: impl Write,
@@ -226,7 +229,7 @@ pub fn rate_stream(
             .filter_map(|p| p.as_ref().ok().copied())
             .collect();
         results.clear();
-        index.rate_many(&requests, &mut results);
+        rater.rate_many(&requests, &mut results);
         let mut rated = results.iter();
         for (record, outcome) in chunk[..filled].iter().zip(&parsed) {
             line += 1;
@@ -414,7 +417,8 @@ mod tests {
              i,1,2026-05-01,\"0800 123\",EMERGENCY,\n"
         );
         let mut output = Vec::new();
-        let summary = rate_stream(&index, input.as_bytes(), &mut output, None).expect("runs");
+        let summary =
+            rate_stream(&index, &index, input.as_bytes(), &mut output, None).expect("runs");
         assert_eq!(summary.rows, 9);
         insta::assert_snapshot!(summary.report().lines().skip(1).collect::<Vec<_>>().join("\n"), @r"
           IGNORED    2
@@ -448,6 +452,7 @@ mod tests {
     fn a_usage_file_without_the_needed_columns_stops() {
         let index = RatingIndex::new();
         let error = rate_stream(
+            &index,
             &index,
             "number,date\n1,2026-01-01\n".as_bytes(),
             Vec::new(),

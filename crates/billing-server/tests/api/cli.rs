@@ -176,6 +176,27 @@ fn generate_then_rate_a_usage_file() {
     );
     let text = std::fs::read_to_string(&rated).expect("rated file");
     assert_eq!(text.lines().count(), 2001);
+    let checked = dir.join("checked.csv");
+    let reference = billing(
+        &dir,
+        &[
+            "rate",
+            "--reference",
+            "--tariff",
+            &path(&tariff),
+            "--input",
+            &path(&usage),
+            "--output",
+            &path(&checked),
+        ],
+        &[],
+    );
+    assert!(reference.status.success());
+    let checked = std::fs::read_to_string(&checked).expect("reference output");
+    assert!(
+        checked == text,
+        "the engine and the prefix-map reference rate the file differently"
+    );
     let bad_tariff = billing(
         &dir,
         &[

@@ -50,6 +50,14 @@ api_test! {
             { "username": "second", "password": "short", "roles": ["READ_ONLY"] }
         ]));
         reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["[1].password"]);
+        let unknown = app.post("/v1/users", json!([
+            { "username": "first", "password": "long-enough-pass", "roles": ["READ_ONLY"] },
+            { "username": "second", "roles": ["READ_ONLY"], "colour": "red" },
+            { "username": "third", "password": "long-enough-pass", "roles": 7 }
+        ]));
+        unknown.assert_problem(400);
+        assert_eq!(unknown.error_fields(), vec!["[1].colour", "[2].roles"]);
         assert_eq!(app.get("/v1/users?page=1&pageSize=10").header("x-total-count"), Some("1"));
         let reply = app.post("/v1/users", json!([
             { "username": "first", "password": "long-enough-pass", "roles": ["READ_ONLY"] },
@@ -76,7 +84,13 @@ api_test! {
         assert_eq!(users[1]["active"], false);
         let bad = json!([{ "id": 2, "email": "changed@example.com" }, { "id": 99, "active": false }]).to_string();
         let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", bad)));
-        reply.assert_problem(404);
+        let problem = reply.assert_problem(404);
+        assert!(problem["detail"].as_str().expect("detail").starts_with("element [1]: "), "{problem}");
+        assert_eq!(app.get("/v1/users/2").json()["email"], "a1@example.com", "nothing changed");
+        let invalid = json!([{ "id": 2, "email": "fine@example.com" }, { "id": 3, "email": "not an address" }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", invalid)));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["[1].email"]);
         assert_eq!(app.get("/v1/users/2").json()["email"], "a1@example.com", "nothing changed");
     }
 
