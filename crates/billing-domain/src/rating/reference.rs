@@ -6,10 +6,12 @@
 //! engine's byte for byte.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
 use super::engine::Tariff;
 use super::model::*;
 use super::number::{DialledNumber, MAX_DIALSTRING_DIGITS};
+use crate::dates::Validity;
 
 /// Anything that rates usage records: the engine, and the references it is checked against.
 pub trait Rater {
@@ -35,6 +37,19 @@ fn in_force<T: Copy>(records: Option<&Keyed<T>>, day: Day) -> Option<(i64, T)> {
         .filter(|(range, _, _)| range.contains(day))
         .max_by_key(|(range, id, _)| (range.start, *id))
         .map(|(_, id, payload)| (*id, *payload))
+}
+
+/// Files one record under `key`.
+fn file<K: Eq + Hash, T>(
+    map: &mut HashMap<K, Keyed<T>>,
+    key: K,
+    validity: &Validity,
+    id: i64,
+    payload: T,
+) {
+    map.entry(key)
+        .or_default()
+        .push((DayRange::from_validity(validity), id, payload));
 }
 
 pub struct PrefixMapRater<'a> {
@@ -63,43 +78,49 @@ impl<'a> PrefixMapRater<'a> {
         };
         for record in &tariff.dialstrings {
             if let Some(&source) = source_of.get(&record.source_charge_group_id) {
-                rater
-                    .dialstrings
-                    .entry((source, record.dialstring.as_str()))
-                    .or_default()
-                    .push((
-                        DayRange::from_validity(&record.validity),
-                        record.id,
-                        record.source_charge_group_id,
-                    ));
+                let key = (source, record.dialstring.as_str());
+                let group = record.source_charge_group_id;
+                file(
+                    &mut rater.dialstrings,
+                    key,
+                    &record.validity,
+                    record.id,
+                    group,
+                );
             }
         }
         for record in &tariff.call_classes {
             if let Some(&source) = source_of.get(&record.source_charge_group_id) {
-                rater
-                    .call_classes
-                    .entry((source, record.call_class.as_str()))
-                    .or_default()
-                    .push((
-                        DayRange::from_validity(&record.validity),
-                        record.id,
-                        record.source_charge_group_id,
-                    ));
+                let key = (source, record.call_class.as_str());
+                let group = record.source_charge_group_id;
+                file(
+                    &mut rater.call_classes,
+                    key,
+                    &record.validity,
+                    record.id,
+                    group,
+                );
             }
         }
         for record in &tariff.ignored_call_classes {
-            rater
-                .ignored_call_classes
-                .entry((record.reference_data_source_id, record.call_class.as_str()))
-                .or_default()
-                .push((DayRange::from_validity(&record.validity), record.id, ()));
+            let key = (record.reference_data_source_id, record.call_class.as_str());
+            file(
+                &mut rater.ignored_call_classes,
+                key,
+                &record.validity,
+                record.id,
+                (),
+            );
         }
         for record in &tariff.ignored_service_ids {
-            rater
-                .ignored_service_ids
-                .entry(record.service_id.as_str())
-                .or_default()
-                .push((DayRange::from_validity(&record.validity), record.id, ()));
+            let key = record.service_id.as_str();
+            file(
+                &mut rater.ignored_service_ids,
+                key,
+                &record.validity,
+                record.id,
+                (),
+            );
         }
         rater
     }
