@@ -80,11 +80,38 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
         FieldType::DateTime => json!({ "type": "string", "format": "date-time" }),
         FieldType::Boolean => json!({ "type": "boolean" }),
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
-        FieldType::Object(fields) => {
-            object_schema(fields, access.is_some_and(|a| a != Access::ReadOnly))
-        }
+        FieldType::Object(fields) if access == Some(Access::ReadWrite) => reference_schema(fields),
+        FieldType::Object(fields) => object_schema(fields, false),
         FieldType::Array(items) => json!({ "type": "array", "items": type_schema(items, access) }),
         FieldType::Json => json!({ "type": "object" }),
+    }
+}
+
+/// A bulk update body: 1 to 1000 objects, each the id of a record and the members to change.
+fn bulk_update_schema(fields: &[Field]) -> Value {
+    let mut item = object_schema(fields, true);
+    item["required"] = json!(["id"]);
+    item["properties"]["id"] = json!({ "type": "integer", "format": "int64", "minimum": 1,
+        "description": "The record to change." });
+    json!({ "type": "array", "minItems": 1, "maxItems": 1000, "items": item })
+}
+
+/// A nested object in a body is a reference to an existing record: only its key (`id`, or
+/// `code` where there is no id) is read, and any other member is ignored.
+fn reference_schema(fields: &[Field]) -> Value {
+    let key = fields
+        .iter()
+        .find(|field| field.name == "id")
+        .or_else(|| fields.iter().find(|field| field.name == "code"));
+    match key {
+        Some(key) => {
+            let mut properties = Map::new();
+            let mut schema = type_schema(&key.field_type, None);
+            schema["description"] = json!(key.description);
+            properties.insert(key.name.to_owned(), schema);
+            json!({ "type": "object", "properties": properties, "required": [key.name] })
+        }
+        None => object_schema(fields, true),
     }
 }
 
@@ -162,7 +189,15 @@ fn filter_parameter(filter: &FilterParam) -> Value {
     let description = format!("{} Syntax: {}.", filter.description, filter.kind.syntax());
     let schema = match filter.kind {
         FilterKind::Boolean => json!({ "type": "string", "enum": ["true", "false"] }),
-        _ => json!({ "type": "string" }),
+        FilterKind::Id => json!({ "type": "integer", "format": "int64", "minimum": 1 }),
+        FilterKind::Date => {
+            json!({ "type": "string", "pattern": "^((lt|gt|gtn):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$" })
+        }
+        FilterKind::String => {
+            json!({ "type": "string", "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$" })
+        }
+        FilterKind::DateTime => json!({ "type": "string", "pattern":
+            "^((lt|gt):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$" }),
     };
     json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
 }
@@ -172,18 +207,20 @@ fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
     if paged {
         parameters.push(json!({ "name": "page", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1 } }));
         parameters.push(json!({ "name": "pageSize", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 1000 } }));
+        let sort_key = format!("({})(:(asc|desc))?", resource.sort_keys.join("|"));
         parameters.push(json!({ "name": "sort", "in": "query", "required": false,
             "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
-            "schema": { "type": "string" } }));
+            "schema": { "type": "string", "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
         let readable: Vec<&str> = resource
             .fields
             .iter()
             .filter(|f| f.access != Access::WriteOnly)
             .map(|f| f.name)
             .collect();
+        let field = format!("({})", readable.join("|"));
         parameters.push(json!({ "name": "fields", "in": "query", "required": false,
             "description": format!("Comma-separated top-level fields to return: {}.", readable.join(", ")),
-            "schema": { "type": "string" } }));
+            "schema": { "type": "string", "pattern": format!("^{field}(,{field})*$") } }));
     }
     parameters.extend(resource.filters.iter().map(filter_parameter));
     parameters
@@ -215,11 +252,18 @@ fn resource_paths(
     let input_name = format!("{name}Input");
     schemas.insert(name.clone(), object_schema(resource.fields, false));
     let record = json!({ "$ref": format!("#/components/schemas/{name}") });
+    // A list row holds only the members asked for with `fields`, so none is required there.
+    let mut row_schema = object_schema(resource.fields, false);
+    if let Some(row) = row_schema.as_object_mut() {
+        row.remove("required");
+    }
+    schemas.insert(format!("{name}Row"), row_schema);
+    let row = json!({ "$ref": format!("#/components/schemas/{name}Row") });
     let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
     let tag = [resource.path];
     let ops = resource.operations;
     let etag_header = json!({ "ETag": { "description": "Version of the record, for If-Match.", "schema": { "type": "string" } } });
-    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412).", "schema": { "type": "string" } });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412).", "schema": { "type": "string", "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
 
     let mut collection = Map::new();
     collection.insert("get".into(), json!({
@@ -232,7 +276,7 @@ fn resource_paths(
                 "X-Total-Count": { "description": "Rows matching the filters.", "schema": { "type": "integer" } },
                 "Link": { "description": "RFC 8288 links: first, prev, next, last.", "schema": { "type": "string" } }
             },
-            "content": { "application/json": { "schema": { "type": "array", "items": record } } }
+            "content": { "application/json": { "schema": { "type": "array", "items": row } } }
         }))]), &[400, 401, 403]),
     }));
     collection.insert("head".into(), json!({
@@ -256,7 +300,7 @@ fn resource_paths(
         collection.insert("post".into(), json!({
             "tags": tag, "summary": format!("Create a {}", resource.noun),
             "description": format!("Read-only fields are refused. Idempotency-Key makes retries safe for 24 hours.{}", permission_note(resource.write)),
-            "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "maxLength": 255 } }],
+            "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" } }],
             "requestBody": json_body(body_schema, "application/json"),
             "responses": with_errors(Map::from_iter([(resource.created_status.to_string(), json!({
                 "description": "Created.",
@@ -269,7 +313,7 @@ fn resource_paths(
         collection.insert("patch".into(), json!({
             "tags": tag, "summary": format!("Change several {}s", resource.noun),
             "description": format!("An array of objects, each with the id of a record and the members to change; all or nothing.{}", permission_note(resource.write)),
-            "requestBody": json_body(json!({ "type": "array", "items": { "type": "object", "required": ["id"] } }), "application/json"),
+            "requestBody": json_body(bulk_update_schema(resource.fields), "application/json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
                 "description": "The changed records.", "content": { "application/json": { "schema": { "type": "array", "items": record } } }
             }))]), &[400, 401, 403, 404, 409, 413, 415]),
@@ -415,6 +459,79 @@ mod tests {
     #[test]
     fn the_document_is_a_visible_diff() {
         insta::assert_json_snapshot!("openapi", crate::openapi_document());
+    }
+
+    /// Every `pattern` in the document, with where it is.
+    fn patterns(value: &serde_json::Value, at: &str, out: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, child) in map {
+                    match (key.as_str(), child) {
+                        ("pattern", serde_json::Value::String(p)) => {
+                            out.push((at.to_owned(), p.clone()))
+                        }
+                        _ => patterns(child, &format!("{at}/{key}"), out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    patterns(child, &format!("{at}/{index}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        let mut found = Vec::new();
+        patterns(&crate::openapi_document(), "", &mut found);
+        assert!(found.len() > 50, "patterns are documented");
+        for (at, pattern) in found {
+            assert!(regex::Regex::new(&pattern).is_ok(), "{at}: {pattern}");
+        }
+    }
+
+    /// The filter patterns accept exactly what the server's filter parser accepts, on samples.
+    #[test]
+    fn filter_patterns_agree_with_the_parser() {
+        use billing_domain::query::{FilterKind, parse_filter};
+        let samples = [
+            "2024-01-31",
+            "lt:2024-01-31",
+            "gt:2024-02-29",
+            "gtn:2024-12-01",
+            "2024-13-01",
+            "2024-00-10",
+            "24-01-01",
+            "x",
+            "",
+            "2024-01-31T10:00:00Z",
+            "lt:2024-01-31T23:59:59Z",
+            "gt:2024-01-31T10:00:00.123Z",
+            "2024-01-31T24:00:00Z",
+            "2024-01-31T10:00:00",
+            "gtn:2024-01-31T10:00:00Z",
+            "plain",
+            "in:a,b",
+            "like:x",
+            "bad\u{7}",
+        ];
+        for kind in [FilterKind::Date, FilterKind::DateTime, FilterKind::String] {
+            let parameter = super::filter_parameter(&crate::machinery::resource::FilterParam::new(
+                "x", kind, "",
+            ));
+            let pattern = parameter["schema"]["pattern"].as_str().expect("a pattern");
+            let pattern = regex::Regex::new(pattern).expect("compiles");
+            for sample in samples {
+                assert_eq!(
+                    pattern.is_match(sample),
+                    parse_filter(kind, sample).is_ok(),
+                    "{kind:?} {sample:?}"
+                );
+            }
+        }
     }
 
     #[test]

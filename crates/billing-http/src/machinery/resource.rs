@@ -146,6 +146,12 @@ impl Field {
         self.nullable = true;
         self
     }
+
+    /// May be left out of a body (a default applies) but is never `null`.
+    pub const fn not_null(mut self) -> Self {
+        self.nullable = false;
+        self
+    }
 }
 
 /// A list filter parameter.

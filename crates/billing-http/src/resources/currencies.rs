@@ -98,7 +98,7 @@ pub const CURRENCY_FIELDS: &[Field] = &[
     Field::required(
         "symbol",
         FieldType::Pattern {
-            pattern: "^.$",
+            pattern: "^[^\\s\\u0000-\\u001F\\u007F-\\u009F<>]$",
             min: 1,
             max: 1,
         },

@@ -184,7 +184,8 @@ impl Resource for Users {
             "active",
             FieldType::Boolean,
             "Inactive users cannot sign in; their tokens stop working. Default true.",
-        ),
+        )
+        .not_null(),
         Field::required(
             "roles",
             FieldType::Array(&FieldType::Enum(&[
@@ -200,7 +201,8 @@ impl Resource for Users {
             "contractOwnerIds",
             FieldType::Array(&FieldType::Id),
             "Contract owners the user is limited to; empty means all.",
-        ),
+        )
+        .not_null(),
         Field::read_only(
             "createdDate",
             FieldType::DateTime,
