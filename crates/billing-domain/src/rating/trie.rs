@@ -186,6 +186,7 @@ impl<'t> Walk<'t> {
     fn step(&mut self) -> bool {
         let node = self.node;
         let depth = usize::from(self.depth);
+        // At most 15 prefixes have versions on one path: keys are 1..=15 digits (see insert).
         let found = usize::from(self.found) & 15;
         let versions = node.versions_bits();
         if versions != INDEX_MASK as u32 {
@@ -333,6 +334,10 @@ impl DigitTrie {
     /// by its first child's block, so a walk down a sparse branch stays in a few cache lines.
     /// Later changes go through [`Self::insert`] and [`Self::remove`] as usual.
     pub fn from_entries(mut entries: Vec<BulkEntry>) -> Self {
+        debug_assert!(
+            entries.iter().all(|e| (1..=15).contains(&e.length)),
+            "a key is 1 to 15 digits"
+        );
         entries.sort_unstable_by(|a, b| {
             a.digits[..usize::from(a.length)].cmp(&b.digits[..usize::from(b.length)])
         });
@@ -392,8 +397,12 @@ impl DigitTrie {
         }
     }
 
-    /// Adds an entry under `digits` (each 0..=9).
+    /// Adds an entry under `digits` (1 to 15 of them, each 0..=9).
     pub fn insert(&mut self, digits: &[u8], range: DayRange, record_id: i64, value: u32) {
+        debug_assert!(
+            (1..=15).contains(&digits.len()) && digits.iter().all(|d| *d <= 9),
+            "a key is 1 to 15 digits"
+        );
         let mut node = 0u32;
         for &digit in digits {
             node = self.child_or_insert(node, digit);
