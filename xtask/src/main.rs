@@ -34,15 +34,20 @@ fn main() -> ExitCode {
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {
-    eprintln!("$ cargo {}", args.join(" "));
-    let status = Command::new(env!("CARGO"))
+    run(env!("CARGO"), "cargo", args)
+}
+
+/// Runs `program` (shown as `name`) with `args`, echoing the command; an error unless it succeeds.
+fn run(program: &str, name: &str, args: &[&str]) -> Result<(), String> {
+    eprintln!("$ {name} {}", args.join(" "));
+    let status = Command::new(program)
         .args(args)
         .status()
         .map_err(|e| e.to_string())?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("cargo {} failed", args.join(" ")))
+        Err(format!("{name} {} failed", args.join(" ")))
     }
 }
 
@@ -209,16 +214,7 @@ fn bench_data() -> Result<BenchData, String> {
 }
 
 fn run_billing(args: &[&str]) -> Result<(), String> {
-    eprintln!("$ billing {}", args.join(" "));
-    let status = Command::new(BILLING_RELEASE)
-        .args(args)
-        .status()
-        .map_err(|e| e.to_string())?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("billing {} failed", args[0]))
-    }
+    run(BILLING_RELEASE, "billing", args)
 }
 
 /// `check-rating`: rates the 10M rows with the engine and with the prefix-map reference and

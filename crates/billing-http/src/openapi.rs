@@ -89,11 +89,12 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
 
 /// A bulk update body: 1 to 1000 objects, each the id of a record and the members to change.
 fn bulk_update_schema(fields: &[Field]) -> Value {
+    let most = crate::machinery::patch::MAX_OPERATIONS;
     let mut item = object_schema(fields, true);
     item["required"] = json!(["id"]);
     item["properties"]["id"] = json!({ "type": "integer", "format": "int64", "minimum": 1,
         "description": "The record to change." });
-    json!({ "type": "array", "minItems": 1, "maxItems": 1000, "items": item })
+    json!({ "type": "array", "minItems": 1, "maxItems": most, "items": item })
 }
 
 /// A nested object in a body is a reference to an existing record: only its key (`id`, or
@@ -250,14 +251,15 @@ fn resource_paths(
 ) {
     let name = resource.schema_name();
     let input_name = format!("{name}Input");
-    schemas.insert(name.clone(), object_schema(resource.fields, false));
-    let record = json!({ "$ref": format!("#/components/schemas/{name}") });
+    let record_schema = object_schema(resource.fields, false);
     // A list row holds only the members asked for with `fields`, so none is required there.
-    let mut row_schema = object_schema(resource.fields, false);
+    let mut row_schema = record_schema.clone();
     if let Some(row) = row_schema.as_object_mut() {
         row.remove("required");
     }
+    schemas.insert(name.clone(), record_schema);
     schemas.insert(format!("{name}Row"), row_schema);
+    let record = json!({ "$ref": format!("#/components/schemas/{name}") });
     let row = json!({ "$ref": format!("#/components/schemas/{name}Row") });
     let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
     let tag = [resource.path];

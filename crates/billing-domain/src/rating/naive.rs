@@ -9,12 +9,6 @@ pub struct NaiveRater<'a> {
     pub tariff: &'a Tariff,
 }
 
-impl super::reference::Rater for NaiveRater<'_> {
-    fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
-        NaiveRater::rate(self, request)
-    }
-}
-
 impl NaiveRater<'_> {
     fn source_of(&self, source_charge_group_id: i64) -> Option<i64> {
         self.tariff
@@ -23,8 +17,10 @@ impl NaiveRater<'_> {
             .find(|group| group.id == source_charge_group_id)
             .map(|group| group.reference_data_source_id)
     }
+}
 
-    pub fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
+impl super::reference::Rater for NaiveRater<'_> {
+    fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
         let number = match request.dialled_number {
             Some(text) if !text.is_empty() => Some(DialledNumber::parse(text)?),
             _ => None,

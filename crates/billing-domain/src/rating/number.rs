@@ -54,6 +54,29 @@ fn one_by_one(
     Ok(())
 }
 
+/// Puts the digits of `rest` (spaces skipped) into `digits`, eight at a time where eight
+/// digits follow each other; returns how many were kept (at most 15) and seen, or `Err` at
+/// a byte that is neither digit nor space.
+fn collect_digits(
+    rest: &[u8],
+    digits: &mut [u8; MAX_DIALSTRING_DIGITS + 1],
+) -> Result<(usize, usize), ()> {
+    let (mut kept, mut seen) = (0usize, 0usize);
+    let mut chunks = rest.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
+        if kept <= MAX_DIALSTRING_DIGITS + 1 - 8 && eight_digits(word) {
+            digits[kept..kept + 8].copy_from_slice(&(word & !HIGH_NIBBLES).to_le_bytes());
+            kept += 8;
+            seen += 8;
+        } else {
+            one_by_one(chunk, digits, &mut kept, &mut seen)?;
+        }
+    }
+    one_by_one(chunks.remainder(), digits, &mut kept, &mut seen)?;
+    Ok((kept.min(MAX_DIALSTRING_DIGITS), seen))
+}
+
 impl DialledNumber {
     /// Drops a leading `+` and every space; any other non-digit is an error.
     ///
@@ -61,45 +84,27 @@ impl DialledNumber {
     /// every lookup); anything else goes byte by byte.
     pub fn parse(text: &str) -> Result<Self, NumberError> {
         let mut digits = [0u8; MAX_DIALSTRING_DIGITS + 1];
-        let mut kept = 0usize;
-        let mut seen = 0usize;
         let bytes = text.as_bytes();
         let start = bytes.iter().position(|b| *b != b' ').unwrap_or(bytes.len());
         let rest = match bytes.get(start) {
             Some(b'+') => &bytes[start + 1..],
             _ => &bytes[start..],
         };
-        let mut chunks = rest.chunks_exact(8);
-        let mut outcome = Ok(());
-        for chunk in &mut chunks {
-            let word = <[u8; 8]>::try_from(chunk).map_or(0, u64::from_le_bytes);
-            if kept <= MAX_DIALSTRING_DIGITS + 1 - 8 && eight_digits(word) {
-                digits[kept..kept + 8].copy_from_slice(&(word & !HIGH_NIBBLES).to_le_bytes());
-                kept += 8;
-                seen += 8;
-            } else {
-                outcome = one_by_one(chunk, &mut digits, &mut kept, &mut seen);
-                if outcome.is_err() {
-                    break;
-                }
-            }
-        }
-        if outcome.is_ok() {
-            outcome = one_by_one(chunks.remainder(), &mut digits, &mut kept, &mut seen);
-        }
-        if outcome.is_err() {
+        let Ok((kept, seen)) = collect_digits(rest, &mut digits) else {
             let bad = text[start..]
                 .chars()
                 .skip(usize::from(bytes.get(start) == Some(&b'+')))
                 .find(|c| !c.is_ascii_digit() && *c != ' ');
             return Err(NumberError::InvalidCharacter(bad.unwrap_or('?')));
-        }
+        };
         if seen == 0 {
             return Err(NumberError::Empty);
         }
+        // An eight-digit copy may have run past the fifteenth digit: keep equal numbers equal.
+        digits[kept..].fill(0);
         Ok(Self {
             digits,
-            kept: kept.min(MAX_DIALSTRING_DIGITS) as u8,
+            kept: kept as u8,
         })
     }
 

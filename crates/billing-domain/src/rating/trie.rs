@@ -43,11 +43,11 @@ fn pack_index(index: u32) -> u64 {
     }
 }
 
-fn unpack_index(bits: u64) -> u32 {
-    if bits == INDEX_MASK {
+fn unpack_index(bits: u32) -> u32 {
+    if bits == INDEX_MASK as u32 {
         NONE
     } else {
-        bits as u32
+        bits
     }
 }
 
@@ -61,7 +61,7 @@ impl Node {
 
     #[inline]
     fn first_child(&self) -> u32 {
-        unpack_index((self.0 >> 10) & INDEX_MASK)
+        unpack_index(self.first_child_bits())
     }
 
     /// The first child's index as stored: only meaningful when the mask is not empty.
@@ -78,7 +78,7 @@ impl Node {
 
     #[inline]
     fn versions(&self) -> u32 {
-        unpack_index((self.0 >> (10 + INDEX_BITS)) & INDEX_MASK)
+        unpack_index(self.versions_bits())
     }
 
     fn set_mask(&mut self, mask: u16) {
@@ -117,15 +117,6 @@ pub struct Version {
     next: u32,
 }
 
-impl Version {
-    const NOTHING: Version = Version {
-        range: DayRange { start: 0, end: -1 },
-        record_id: 0,
-        value: 0,
-        next: NONE,
-    };
-}
-
 /// One entry for [`DigitTrie::from_entries`].
 #[derive(Debug, Clone, Copy)]
 pub struct BulkEntry {
@@ -155,9 +146,6 @@ pub struct Walk<'t> {
     day: Day,
     heads: [u32; 16],
     lengths: [u8; 16],
-    /// The first version of the deepest node with versions so far, read as soon as the node
-    /// is seen (and looked at only in [`Self::resolve`]): its load overlaps the rest of the walk.
-    deepest: Version,
 }
 
 impl<'t> Walk<'t> {
@@ -176,7 +164,6 @@ impl<'t> Walk<'t> {
             day,
             heads: [NONE; 16],
             lengths: [0; 16],
-            deepest: Version::NOTHING,
         }
     }
 
@@ -193,7 +180,6 @@ impl<'t> Walk<'t> {
             self.heads[found] = versions;
             self.lengths[found] = depth as u8;
             self.found += 1;
-            self.deepest = self.trie.versions[versions as usize];
         }
         if depth >= usize::from(self.length) {
             return false;
@@ -212,14 +198,6 @@ impl<'t> Walk<'t> {
     /// The entry of the longest prefix in force on the walk's day, once the walk is over.
     pub fn resolve(&self) -> Option<(&'t Version, usize)> {
         let mut found = usize::from(self.found);
-        // The common case: one version under the deepest prefix, in force that day.
-        if found > 0 && self.deepest.next == NONE && self.deepest.range.contains(self.day) {
-            let head = self.heads[found - 1] as usize;
-            return Some((
-                &self.trie.versions[head],
-                usize::from(self.lengths[found - 1]),
-            ));
-        }
         while found > 0 {
             found -= 1;
             if let Some(version) = self.trie.best_in_force(self.heads[found], self.day) {

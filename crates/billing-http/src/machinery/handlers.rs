@@ -92,14 +92,13 @@ fn record_response<R: Resource>(record: &R::Record) -> Handled {
 /// Members a body may not set: names `R` does not have, and read-only fields.
 fn settable_member_errors<'k, R: Resource>(
     keys: impl Iterator<Item = &'k String>,
-    field_name: impl Fn(&str) -> String,
 ) -> ValidationErrors {
     let mut errors = ValidationErrors::default();
     for key in keys {
         match R::FIELDS.iter().find(|field| field.name == key) {
-            None => errors.push(field_name(key), "unknown field"),
+            None => errors.push(key.as_str(), "unknown field"),
             Some(field) if field.access == Access::ReadOnly => {
-                errors.push(field_name(key), "is read-only and cannot be set")
+                errors.push(key.as_str(), "is read-only and cannot be set")
             }
             Some(_) => {}
         }
@@ -115,7 +114,7 @@ fn check_body_members<R: Resource>(body: &Value, prefix: &str) -> Result<(), Api
             "must be a JSON object",
         ));
     };
-    let mut errors = settable_member_errors::<R>(map.keys(), |key| key.to_owned());
+    let mut errors = settable_member_errors::<R>(map.keys());
     for field in R::FIELDS
         .iter()
         .filter(|field| field.required && field.access == Access::ReadWrite)
@@ -453,21 +452,21 @@ pub async fn bulk_update<R: Resource>(
     }
     let mut changes = Vec::with_capacity(elements.len());
     for (index, element) in elements.into_iter().enumerate() {
+        let element_name = format!("[{index}]");
         let Value::Object(mut members) = element else {
-            return Err(ApiError::field(format!("[{index}]"), "must be an object"));
+            return Err(ApiError::field(element_name, "must be an object"));
         };
         let id = members
             .remove("id")
             .and_then(|id| id.as_i64())
             .filter(|id| *id >= 1);
         let id = id.ok_or_else(|| {
-            ApiError::field(
-                format!("[{index}].id"),
-                "is required: the id (>= 1) of the record to change",
-            )
+            ApiError::field("id", "is required: the id (>= 1) of the record to change")
+                .within(&element_name)
         })?;
-        settable_member_errors::<R>(members.keys(), |key| format!("[{index}].{key}"))
-            .into_result(|| ())?;
+        settable_member_errors::<R>(members.keys())
+            .into_result(|| ())
+            .map_err(|errors| ApiError::validation(errors).within(&element_name))?;
         changes.push((index, id, members));
     }
     let database = state.database.clone();
