@@ -94,7 +94,13 @@ impl TestApp {
             Backend::Postgres => {
                 let Ok(server_url) = std::env::var("TEST_DATABASE_URL") else {
                     SKIP_NOTICE.call_once(|| {
-                        eprintln!("skipped: PostgreSQL tests (set TEST_DATABASE_URL to run them)")
+                        // Written to the stderr handle itself: the test harness captures
+                        // `eprintln!` of passing tests, and this line must be seen.
+                        use std::io::Write;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "skipped: PostgreSQL tests (set TEST_DATABASE_URL to run them)"
+                        );
                     });
                     return None;
                 };
