@@ -180,7 +180,7 @@ impl RatingIndex {
         Ok(match self.rate_before_dialstrings(request)? {
             Step::Decided(rating) => rating,
             Step::Walk(source, number, day) => {
-                match source.dialstrings.longest_match(number.digits(), day) {
+                match source.dialstrings.longest_match(&number, day) {
                     Some((version, length)) => self.dialstring_rating(version, length),
                     None => self.rate_call_class(source, request.call_class, day),
                 }
@@ -221,7 +221,7 @@ impl RatingIndex {
                 match self.rate_before_dialstrings(request) {
                     Ok(Step::Decided(rating)) => out.push(Ok(rating)),
                     Ok(Step::Walk(source, number, day)) => {
-                        walks.push(Walk::new(&source.dialstrings, number.digits(), day));
+                        walks.push(Walk::new(&source.dialstrings, &number, day));
                         lanes.push((lane, source, day));
                         out.push(Ok(Rating::UNRATED));
                     }

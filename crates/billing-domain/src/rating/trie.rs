@@ -7,6 +7,7 @@
 //! blocks are reused by size. Nothing is ever rebuilt: every change touches one path.
 
 use super::model::{Day, DayRange};
+use super::number::DialledNumber;
 
 const NONE: u32 = u32::MAX;
 
@@ -139,7 +140,8 @@ pub struct Walk<'t> {
     trie: &'t DigitTrie,
     /// The node at `depth`, loaded by the previous step.
     node: Node,
-    digits: [u8; 16],
+    /// The number's digits, four bits each (see [`DialledNumber`]).
+    digits: u64,
     length: u8,
     depth: u8,
     found: u8,
@@ -149,16 +151,14 @@ pub struct Walk<'t> {
 }
 
 impl<'t> Walk<'t> {
-    /// A walk for the first 15 of `digits` (each 0..=9) on `day`.
-    pub fn new(trie: &'t DigitTrie, digits: &[u8], day: Day) -> Self {
-        let mut copy = [0u8; 16];
-        let length = digits.len().min(15);
-        copy[..length].copy_from_slice(&digits[..length]);
+    /// A walk for the digits of `number` on `day`.
+    #[inline]
+    pub fn new(trie: &'t DigitTrie, number: &DialledNumber, day: Day) -> Self {
         Self {
             trie,
             node: trie.nodes[0],
-            digits: copy,
-            length: length as u8,
+            digits: number.packed(),
+            length: number.len() as u8,
             depth: 0,
             found: 0,
             day,
@@ -184,7 +184,7 @@ impl<'t> Walk<'t> {
         if depth >= usize::from(self.length) {
             return false;
         }
-        let digit = self.digits[depth & 15] & 15;
+        let digit = ((self.digits >> (4 * (depth & 15))) & 15) as u8;
         let mask = node.mask();
         if mask & (1u16 << digit) == 0 {
             return false;
@@ -477,8 +477,8 @@ impl DigitTrie {
     /// entries of one prefix in force that day, the latest start wins, then the larger record
     /// id. Returns the entry and the prefix length.
     #[inline]
-    pub fn longest_match(&self, digits: &[u8], day: Day) -> Option<(&Version, usize)> {
-        let mut walk = Walk::new(self, digits, day);
+    pub fn longest_match(&self, number: &DialledNumber, day: Day) -> Option<(&Version, usize)> {
+        let mut walk = Walk::new(self, number, day);
         while walk.step() {}
         walk.resolve()
     }
@@ -528,7 +528,7 @@ mod tests {
             30,
         );
         fn hit(trie: &DigitTrie, number: &str, day: Day) -> Option<(i64, usize)> {
-            trie.longest_match(&digits(number), day)
+            trie.longest_match(&DialledNumber::from_digits(&digits(number)), day)
                 .map(|(v, len)| (v.record_id, len))
         }
         assert_eq!(hit(&trie, "447712345", 150), Some((3, 4)));
@@ -611,10 +611,10 @@ mod tests {
         for number in ["447712", "4471", "44", "331234567", "12", "999999", "5"] {
             for day in [0, 3, 10] {
                 let a = inserted
-                    .longest_match(&digits(number), day)
+                    .longest_match(&DialledNumber::from_digits(&digits(number)), day)
                     .map(|(v, l)| (v.record_id, l));
                 let b = built
-                    .longest_match(&digits(number), day)
+                    .longest_match(&DialledNumber::from_digits(&digits(number)), day)
                     .map(|(v, l)| (v.record_id, l));
                 assert_eq!(a, b, "{number} on {day}");
             }
@@ -632,7 +632,7 @@ mod tests {
         );
         assert_eq!(
             built
-                .longest_match(&digits("44781"), 0)
+                .longest_match(&DialledNumber::from_digits(&digits("44781")), 0)
                 .map(|(v, _)| v.record_id),
             Some(42)
         );
@@ -645,20 +645,23 @@ mod tests {
         trie.insert(&digits("12"), DayRange { start: 10, end: 50 }, 2, 0);
         trie.insert(&digits("12"), DayRange { start: 10, end: 60 }, 3, 0);
         assert_eq!(
-            trie.longest_match(&digits("123"), 20)
+            trie.longest_match(&DialledNumber::from_digits(&digits("123")), 20)
                 .map(|(v, _)| v.record_id),
             Some(3)
         );
         assert_eq!(
-            trie.longest_match(&digits("123"), 5)
+            trie.longest_match(&DialledNumber::from_digits(&digits("123")), 5)
                 .map(|(v, _)| v.record_id),
             Some(1)
         );
         assert_eq!(
-            trie.longest_match(&digits("123"), 55)
+            trie.longest_match(&DialledNumber::from_digits(&digits("123")), 55)
                 .map(|(v, _)| v.record_id),
             Some(3)
         );
-        assert!(trie.longest_match(&digits("123"), 61).is_none());
+        assert!(
+            trie.longest_match(&DialledNumber::from_digits(&digits("123")), 61)
+                .is_none()
+        );
     }
 }
