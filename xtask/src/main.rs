@@ -1,7 +1,8 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
 //! - `ci`: everything CI checks: `lint`, then `cargo test --workspace`.
-//! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, and `deps`.
+//! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
+//!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
 //!   framework; the auth and persistence crates on no web framework.
 //! - `openapi`: writes the served OpenAPI document to `docs/openapi.json`.
@@ -61,7 +62,45 @@ fn lint() -> Result<(), String> {
         "-D",
         "warnings",
     ])?;
-    check_dependency_direction()
+    check_dependency_direction()?;
+    check_unsafe_allowances()
+}
+
+/// The one file that may allow `unsafe`: a prefetch hint on the rating engine's hot path.
+const UNSAFE_ALLOWED_IN: &str = "crates/billing-domain/src/rating/prefetch.rs";
+
+/// Fails when a Rust file other than [`UNSAFE_ALLOWED_IN`] allows `unsafe` code.
+fn check_unsafe_allowances() -> Result<(), String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("xtask has no parent directory")?;
+    let mut pending = vec![root.join("crates"), root.join("xtask")];
+    let mut offenders = Vec::new();
+    while let Some(directory) = pending.pop() {
+        for entry in std::fs::read_dir(&directory).map_err(|e| e.to_string())? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+                let relative = path.strip_prefix(root).unwrap_or(&path);
+                let allows = text.contains(concat!("allow(", "unsafe_code)"));
+                if allows && relative != std::path::Path::new(UNSAFE_ALLOWED_IN) {
+                    offenders.push(relative.display().to_string());
+                }
+            }
+        }
+    }
+    if offenders.is_empty() {
+        eprintln!("unsafe: allowed only in {UNSAFE_ALLOWED_IN}");
+        Ok(())
+    } else {
+        offenders.sort();
+        Err(format!(
+            "unsafe code allowed outside {UNSAFE_ALLOWED_IN}:\n  {}",
+            offenders.join("\n  ")
+        ))
+    }
 }
 
 /// Crates each crate must never depend on (normal dependencies, transitively).

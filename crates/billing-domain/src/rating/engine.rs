@@ -191,7 +191,7 @@ impl RatingIndex {
         })
     }
 
-    fn dialstring_rating(&self, version: &super::trie::Version, length: usize) -> Rating {
+    fn dialstring_rating(&self, version: super::trie::Version, length: usize) -> Rating {
         Rating {
             outcome: Outcome::Dialstring,
             matched: Matched::Dialstring {

@@ -16,6 +16,7 @@ pub mod engine;
 pub mod model;
 pub mod naive;
 pub mod number;
+mod prefetch;
 pub mod reference;
 pub mod synthetic;
 mod trie;

@@ -8,6 +8,7 @@
 
 use super::model::{Day, DayRange};
 use super::number::DialledNumber;
+use super::prefetch::prefetch;
 
 const NONE: u32 = u32::MAX;
 
@@ -118,6 +119,41 @@ pub struct Version {
     next: u32,
 }
 
+/// Words a version takes in the arena (a node takes one).
+const VERSION_WORDS: usize = 3;
+
+impl Version {
+    fn of(entry: &BulkEntry) -> Self {
+        Self {
+            range: entry.range,
+            record_id: entry.record_id,
+            value: entry.value,
+            next: NONE,
+        }
+    }
+
+    fn to_words(self) -> [u64; VERSION_WORDS] {
+        [
+            u64::from(self.range.start as u32) | u64::from(self.range.end as u32) << 32,
+            self.record_id as u64,
+            u64::from(self.value) | u64::from(self.next) << 32,
+        ]
+    }
+
+    fn from_words(words: &[u64]) -> Self {
+        let (dates, record_id, tail) = (words[0], words[1], words[2]);
+        Self {
+            range: DayRange {
+                start: dates as u32 as Day,
+                end: (dates >> 32) as u32 as Day,
+            },
+            record_id: record_id as i64,
+            value: tail as u32,
+            next: (tail >> 32) as u32,
+        }
+    }
+}
+
 /// One entry for [`DigitTrie::from_entries`].
 #[derive(Debug, Clone, Copy)]
 pub struct BulkEntry {
@@ -156,7 +192,7 @@ impl<'t> Walk<'t> {
     pub fn new(trie: &'t DigitTrie, number: &DialledNumber, day: Day) -> Self {
         Self {
             trie,
-            node: trie.nodes[0],
+            node: Node(trie.words[0]),
             digits: number.packed(),
             length: number.len() as u8,
             depth: 0,
@@ -190,13 +226,20 @@ impl<'t> Walk<'t> {
             return false;
         }
         let child = node.first_child_bits() + node.child_rank(digit);
-        self.node = self.trie.nodes[child as usize];
+        self.node = Node(self.trie.words[child as usize]);
+        if depth + 1 >= PREFETCH_FROM_DEPTH {
+            // Deep levels are sparse and laid out depth first: the child's own children and
+            // versions are usually in the next lines. Ask for them now, alongside the child.
+            let next = self.trie.words.as_ptr().wrapping_add(child as usize);
+            prefetch(next.wrapping_add(8));
+            prefetch(next.wrapping_add(16));
+        }
         self.depth += 1;
         true
     }
 
     /// The entry of the longest prefix in force on the walk's day, once the walk is over.
-    pub fn resolve(&self) -> Option<(&'t Version, usize)> {
+    pub fn resolve(&self) -> Option<(Version, usize)> {
         let mut found = usize::from(self.found);
         while found > 0 {
             found -= 1;
@@ -207,6 +250,10 @@ impl<'t> Walk<'t> {
         None
     }
 }
+
+/// The depth from which a walk prefetches the lines after each node it loads: above it the
+/// trie is dense (its children are far apart) and small enough to stay cached.
+const PREFETCH_FROM_DEPTH: usize = 4;
 
 /// The most walks [`walk_all`] advances together.
 pub const MAX_WALKS: usize = 128;
@@ -233,12 +280,14 @@ pub fn walk_all(walks: &mut [Walk<'_>]) {
     }
 }
 
+/// A digit trie over one arena of 8-byte words: nodes take one word, versions three. A
+/// prefix's versions are laid out right after the children block they belong to, so the
+/// version a walk resolves sits on the page, often the line, of the last node it read.
 #[derive(Debug)]
 pub struct DigitTrie {
-    nodes: Vec<Node>,
+    words: Vec<u64>,
+    /// Freed blocks by size in words: children blocks of 1..=10 nodes and versions.
     free_blocks: [Vec<u32>; 11],
-    versions: Vec<Version>,
-    free_versions: Vec<u32>,
     entries: usize,
 }
 
@@ -246,10 +295,8 @@ impl Default for DigitTrie {
     /// An empty trie: just the root.
     fn default() -> Self {
         Self {
-            nodes: vec![Node::EMPTY],
+            words: vec![Node::EMPTY.0],
             free_blocks: Default::default(),
-            versions: Vec::new(),
-            free_versions: Vec::new(),
             entries: 0,
         }
     }
@@ -262,9 +309,7 @@ impl DigitTrie {
 
     /// Bytes held by the trie's arrays (capacity, not just length).
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.versions.capacity() * std::mem::size_of::<Version>()
-            + self.free_versions.capacity() * 4
+        self.words.capacity() * std::mem::size_of::<u64>()
             + self
                 .free_blocks
                 .iter()
@@ -272,12 +317,33 @@ impl DigitTrie {
                 .sum::<usize>()
     }
 
+    fn node(&self, index: u32) -> Node {
+        Node(self.words[index as usize])
+    }
+
+    /// Changes the node at `index` through `change`.
+    fn edit_node(&mut self, index: u32, change: impl FnOnce(&mut Node)) {
+        let mut node = self.node(index);
+        change(&mut node);
+        self.words[index as usize] = node.0;
+    }
+
+    fn version(&self, index: u32) -> Version {
+        let start = index as usize;
+        Version::from_words(&self.words[start..start + VERSION_WORDS])
+    }
+
+    fn set_version(&mut self, index: u32, version: Version) {
+        let start = index as usize;
+        self.words[start..start + VERSION_WORDS].copy_from_slice(&version.to_words());
+    }
+
     fn allocate_block(&mut self, size: usize) -> u32 {
         if let Some(start) = self.free_blocks[size].pop() {
             return start;
         }
-        let start = self.nodes.len() as u32;
-        self.nodes.resize(self.nodes.len() + size, Node::EMPTY);
+        let start = self.words.len() as u32;
+        self.words.resize(self.words.len() + size, Node::EMPTY.0);
         start
     }
 
@@ -287,9 +353,17 @@ impl DigitTrie {
         }
     }
 
+    /// Puts `version` first in the list of the node at `node`, in a new slot.
+    fn push_version(&mut self, node: u32, mut version: Version) {
+        version.next = self.node(node).versions();
+        let slot = self.allocate_block(VERSION_WORDS);
+        self.set_version(slot, version);
+        self.edit_node(node, |node| node.set_versions(slot));
+    }
+
     /// The child of `node` for `digit`, created when missing.
     fn child_or_insert(&mut self, node: u32, digit: u8) -> u32 {
-        let current = self.nodes[node as usize];
+        let current = self.node(node);
         let rank = current.child_rank(digit);
         if current.has_child(digit) {
             return current.first_child() + rank;
@@ -298,19 +372,21 @@ impl DigitTrie {
         let block = self.allocate_block(count + 1);
         for index in 0..count {
             let target = block as usize + index + usize::from(index as u32 >= rank);
-            self.nodes[target] = self.nodes[current.first_child() as usize + index];
+            self.words[target] = self.words[current.first_child() as usize + index];
         }
-        self.nodes[(block + rank) as usize] = Node::EMPTY;
+        self.words[(block + rank) as usize] = Node::EMPTY.0;
         self.free_block(current.first_child(), count);
-        let parent = &mut self.nodes[node as usize];
-        parent.set_mask(parent.mask() | (1u16 << digit));
-        parent.set_first_child(block);
+        self.edit_node(node, |parent| {
+            parent.set_mask(parent.mask() | (1u16 << digit));
+            parent.set_first_child(block);
+        });
         block + rank
     }
 
     /// Builds a trie from `entries`, laid out depth first: a node's children block is followed
-    /// by its first child's block, so a walk down a sparse branch stays in a few cache lines.
-    /// Later changes go through [`Self::insert`] and [`Self::remove`] as usual.
+    /// by its children's versions, then by its first child's block, so a walk down a sparse
+    /// branch stays in a few cache lines. Later changes go through [`Self::insert`] and
+    /// [`Self::remove`] as usual.
     pub fn from_entries(mut entries: Vec<BulkEntry>) -> Self {
         debug_assert!(
             entries.iter().all(|e| (1..=15).contains(&e.length)),
@@ -320,58 +396,52 @@ impl DigitTrie {
             a.digits[..usize::from(a.length)].cmp(&b.digits[..usize::from(b.length)])
         });
         let mut trie = Self::default();
-        trie.nodes.reserve(entries.len() * 2);
-        trie.versions.reserve(entries.len());
+        trie.words.reserve(entries.len() * (2 + VERSION_WORDS));
         trie.build_below(0, &entries, 0);
-        trie.nodes.shrink_to_fit();
+        trie.words.shrink_to_fit();
         trie.entries = entries.len();
         trie
     }
 
+    /// Builds the children of `node` from `entries`, sorted, each longer than `depth`.
     fn build_below(&mut self, node: u32, entries: &[BulkEntry], depth: usize) {
-        let mut here = 0;
-        while here < entries.len() && usize::from(entries[here].length) == depth {
-            let entry = &entries[here];
-            let head = self.nodes[node as usize].versions();
-            self.versions.push(Version {
-                range: entry.range,
-                record_id: entry.record_id,
-                value: entry.value,
-                next: head,
-            });
-            self.nodes[node as usize].set_versions((self.versions.len() - 1) as u32);
-            here += 1;
-        }
-        let rest = &entries[here..];
-        if rest.is_empty() {
+        if entries.is_empty() {
             return;
         }
-        let mut groups: [(usize, usize); 10] = [(0, 0); 10];
+        // Per child digit: its entries (`from..to`), of which `from..own` end at the child.
+        let mut groups: [(usize, usize, usize); 10] = [(0, 0, 0); 10];
         let mut mask = 0u16;
         let mut start = 0;
-        while start < rest.len() {
-            let digit = rest[start].digits[depth];
+        while start < entries.len() {
+            let digit = entries[start].digits[depth];
             let mut end = start + 1;
-            while end < rest.len() && rest[end].digits[depth] == digit {
+            while end < entries.len() && entries[end].digits[depth] == digit {
                 end += 1;
             }
-            groups[usize::from(digit)] = (start, end);
+            let mut own = start;
+            while own < end && usize::from(entries[own].length) == depth + 1 {
+                own += 1;
+            }
+            groups[usize::from(digit)] = (start, own, end);
             mask |= 1 << digit;
             start = end;
         }
         let count = mask.count_ones() as usize;
-        let block = self.nodes.len() as u32;
-        self.nodes.resize(self.nodes.len() + count, Node::EMPTY);
-        let parent = &mut self.nodes[node as usize];
-        parent.set_mask(mask);
-        parent.set_first_child(block);
-        let mut rank = 0;
-        for digit in 0..10u8 {
-            if mask & (1 << digit) != 0 {
-                let (from, to) = groups[usize::from(digit)];
-                self.build_below(block + rank, &rest[from..to], depth + 1);
-                rank += 1;
+        let block = self.allocate_block(count);
+        self.edit_node(node, |parent| {
+            parent.set_mask(mask);
+            parent.set_first_child(block);
+        });
+        let children = (0..10u8).filter(|digit| mask & (1 << digit) != 0);
+        for (child, digit) in (block..).zip(children.clone()) {
+            let (from, own, _) = groups[usize::from(digit)];
+            for entry in &entries[from..own] {
+                self.push_version(child, Version::of(entry));
             }
+        }
+        for (child, digit) in (block..).zip(children) {
+            let (_, own, to) = groups[usize::from(digit)];
+            self.build_below(child, &entries[own..to], depth + 1);
         }
     }
 
@@ -385,24 +455,15 @@ impl DigitTrie {
         for &digit in digits {
             node = self.child_or_insert(node, digit);
         }
-        let head = self.nodes[node as usize].versions();
-        let version = Version {
-            range,
-            record_id,
-            value,
-            next: head,
-        };
-        let slot = match self.free_versions.pop() {
-            Some(slot) => {
-                self.versions[slot as usize] = version;
-                slot
-            }
-            None => {
-                self.versions.push(version);
-                (self.versions.len() - 1) as u32
-            }
-        };
-        self.nodes[node as usize].set_versions(slot);
+        self.push_version(
+            node,
+            Version {
+                range,
+                record_id,
+                value,
+                next: NONE,
+            },
+        );
         self.entries += 1;
     }
 
@@ -411,7 +472,7 @@ impl DigitTrie {
         let mut path = [0u32; 16];
         let mut node = 0u32;
         for (depth, &digit) in digits.iter().enumerate() {
-            let current = self.nodes[node as usize];
+            let current = self.node(node);
             if !current.has_child(digit) {
                 return false;
             }
@@ -419,30 +480,31 @@ impl DigitTrie {
             node = current.first_child() + current.child_rank(digit);
         }
         // Unlink the version from the node's list.
-        let mut link = self.nodes[node as usize].versions();
+        let mut link = self.node(node).versions();
         let mut previous = NONE;
-        while link != NONE && self.versions[link as usize].record_id != record_id {
+        while link != NONE && self.version(link).record_id != record_id {
             previous = link;
-            link = self.versions[link as usize].next;
+            link = self.version(link).next;
         }
         if link == NONE {
             return false;
         }
-        let next = self.versions[link as usize].next;
+        let next = self.version(link).next;
         if previous == NONE {
-            self.nodes[node as usize].set_versions(next);
+            self.edit_node(node, |node| node.set_versions(next));
         } else {
-            self.versions[previous as usize].next = next;
+            let mut before = self.version(previous);
+            before.next = next;
+            self.set_version(previous, before);
         }
-        self.free_versions.push(link);
+        self.free_block(link, VERSION_WORDS);
         self.entries -= 1;
         // Prune nodes left with neither versions nor children, bottom up.
         for depth in (0..digits.len()).rev() {
             let parent = path[depth];
             let digit = digits[depth];
-            let parent_node = self.nodes[parent as usize];
-            let child = parent_node.first_child() + parent_node.child_rank(digit);
-            let child_node = self.nodes[child as usize];
+            let parent_node = self.node(parent);
+            let child_node = self.node(parent_node.first_child() + parent_node.child_rank(digit));
             if child_node.versions() != NONE || child_node.mask() != 0 {
                 break;
             }
@@ -452,7 +514,7 @@ impl DigitTrie {
     }
 
     fn remove_child(&mut self, node: u32, digit: u8) {
-        let current = self.nodes[node as usize];
+        let current = self.node(node);
         let rank = current.child_rank(digit);
         let count = current.mask().count_ones() as usize;
         let block = if count > 1 {
@@ -465,28 +527,29 @@ impl DigitTrie {
                 continue;
             }
             let target = block as usize + index - usize::from(index as u32 > rank);
-            self.nodes[target] = self.nodes[current.first_child() as usize + index];
+            self.words[target] = self.words[current.first_child() as usize + index];
         }
         self.free_block(current.first_child(), count);
-        let parent = &mut self.nodes[node as usize];
-        parent.set_mask(parent.mask() & !(1u16 << digit));
-        parent.set_first_child(block);
+        self.edit_node(node, |parent| {
+            parent.set_mask(parent.mask() & !(1u16 << digit));
+            parent.set_first_child(block);
+        });
     }
 
     /// The entry of the longest prefix of `digits` that has one in force on `day`: among the
     /// entries of one prefix in force that day, the latest start wins, then the larger record
     /// id. Returns the entry and the prefix length.
     #[inline]
-    pub fn longest_match(&self, number: &DialledNumber, day: Day) -> Option<(&Version, usize)> {
+    pub fn longest_match(&self, number: &DialledNumber, day: Day) -> Option<(Version, usize)> {
         let mut walk = Walk::new(self, number, day);
         while walk.step() {}
         walk.resolve()
     }
 
-    fn best_in_force(&self, mut link: u32, day: Day) -> Option<&Version> {
-        let mut best: Option<&Version> = None;
+    fn best_in_force(&self, mut link: u32, day: Day) -> Option<Version> {
+        let mut best: Option<Version> = None;
         while link != NONE {
-            let version = &self.versions[link as usize];
+            let version = self.version(link);
             if version.range.contains(day)
                 && best.is_none_or(|b| {
                     (version.range.start, version.record_id) > (b.range.start, b.record_id)
@@ -551,15 +614,70 @@ mod tests {
         for d in 0..10u8 {
             trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0);
         }
-        let nodes_before = trie.nodes.len();
+        let words_before = trie.words.len();
         for d in 0..10u8 {
             assert!(trie.remove(&[1, d, 5], i64::from(d)));
         }
-        assert_eq!(trie.nodes[0].mask(), 0, "everything pruned");
+        assert_eq!(trie.node(0).mask(), 0, "everything pruned");
         for d in 0..10u8 {
             trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0);
         }
-        assert_eq!(trie.nodes.len(), nodes_before, "freed blocks were reused");
+        assert_eq!(trie.words.len(), words_before, "freed blocks were reused");
+    }
+
+    #[test]
+    fn bulk_build_puts_versions_right_after_their_node_block() {
+        let mut entries = Vec::new();
+        for (id, text) in ["12", "13", "123"].iter().enumerate() {
+            let mut packed = [0u8; 15];
+            packed[..text.len()].copy_from_slice(&digits(text));
+            entries.push(BulkEntry {
+                digits: packed,
+                length: text.len() as u8,
+                range: ALWAYS,
+                record_id: id as i64,
+                value: 0,
+            });
+        }
+        let trie = DigitTrie::from_entries(entries);
+        let one = trie.node(0).first_child();
+        let block = trie.node(one).first_child();
+        assert_eq!(trie.node(one).mask(), 0b1100, "children 2 and 3");
+        // The block of "12" and "13" (two words), then their versions (three words each).
+        assert_eq!(trie.node(block).versions(), block + 2);
+        assert_eq!(
+            trie.node(block + 1).versions(),
+            block + 2 + VERSION_WORDS as u32
+        );
+        let twelve = trie.node(block);
+        assert_eq!(
+            trie.node(twelve.first_child()).versions(),
+            twelve.first_child() + 1,
+            "and so on down: \"123\" right after its one-node block"
+        );
+    }
+
+    #[test]
+    fn versions_round_trip_through_words() {
+        let version = Version {
+            range: DayRange {
+                start: -3,
+                end: Day::MAX,
+            },
+            record_id: i64::MIN + 7,
+            value: u32::MAX - 1,
+            next: 12,
+        };
+        let back = Version::from_words(&version.to_words());
+        assert_eq!(
+            (back.range, back.record_id, back.value, back.next),
+            (
+                version.range,
+                version.record_id,
+                version.value,
+                version.next
+            )
+        );
     }
 
     #[test]
