@@ -167,15 +167,15 @@ pub struct BulkEntry {
 /// One longest-prefix walk in progress. Many walks advanced in turn ([`walk_all`]) keep many
 /// independent memory loads in flight, so a batch costs far less than its lookups one by one.
 ///
-/// The walk is software-pipelined: a step loads the next node but does not look at it; the
-/// next step (a whole round of other walks later, when the load has landed) does. No branch
-/// waits on a load issued in the same step, so a missed prediction never throws away the
-/// loads of the walks behind it.
+/// The walk is software-pipelined: a step only prefetches the next node; the next step (a
+/// whole round of other walks later, when the line has arrived) loads and looks at it. A
+/// prefetch retires at once, where a load that misses holds the reorder buffer until its data
+/// comes: with loads only about ten walks' misses overlapped, with prefetches all of them.
 #[derive(Debug, Clone, Copy)]
 pub struct Walk<'t> {
     trie: &'t DigitTrie,
-    /// The node at `depth`, loaded by the previous step.
-    node: Node,
+    /// The index of the node at `depth`, prefetched by the previous step.
+    at: u32,
     /// The number's digits, four bits each (see [`DialledNumber`]).
     digits: u64,
     length: u8,
@@ -192,7 +192,7 @@ impl<'t> Walk<'t> {
     pub fn new(trie: &'t DigitTrie, number: &DialledNumber, day: Day) -> Self {
         Self {
             trie,
-            node: Node(trie.words[0]),
+            at: 0,
             digits: number.packed(),
             length: number.len() as u8,
             depth: 0,
@@ -207,7 +207,7 @@ impl<'t> Walk<'t> {
     /// the walk is over (no more digits, or no child for the next one).
     #[inline(always)]
     fn step(&mut self) -> bool {
-        let node = self.node;
+        let node = Node(self.trie.words[self.at as usize]);
         let depth = usize::from(self.depth);
         // At most 15 prefixes have versions on one path: keys are 1..=15 digits (see insert).
         let found = usize::from(self.found) & 15;
@@ -226,11 +226,12 @@ impl<'t> Walk<'t> {
             return false;
         }
         let child = node.first_child_bits() + node.child_rank(digit);
-        self.node = Node(self.trie.words[child as usize]);
+        self.at = child;
+        let next = self.trie.words.as_ptr().wrapping_add(child as usize);
+        prefetch(next);
         if depth + 1 >= PREFETCH_FROM_DEPTH {
             // Deep levels are sparse and laid out depth first: the child's own children and
             // versions are usually in the next lines. Ask for them now, alongside the child.
-            let next = self.trie.words.as_ptr().wrapping_add(child as usize);
             prefetch(next.wrapping_add(8));
             prefetch(next.wrapping_add(16));
         }
