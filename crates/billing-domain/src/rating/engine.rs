@@ -247,10 +247,7 @@ impl RatingIndex {
         &'s self,
         request: &RatingRequest<'_>,
     ) -> Result<Step<'s>, RatingError> {
-        let number = match request.dialled_number {
-            Some(text) if !text.is_empty() => Some(DialledNumber::parse(text)?),
-            _ => None,
-        };
+        let number = request.number()?;
         let day = day_of(request.date);
         if let Some(service_id) = request.service_id.filter(|s| !s.is_empty())
             && let Some(entry) = in_force(self.ignored_service_ids.get(service_id), day)

@@ -2,6 +2,7 @@
 
 use chrono::NaiveDate;
 
+use super::number::DialledNumber;
 use crate::dates::Validity;
 use crate::reference_data::ChargingUnitType;
 
@@ -110,6 +111,16 @@ pub struct RatingRequest<'a> {
     pub dialled_number: Option<&'a str>,
     pub call_class: Option<&'a str>,
     pub service_id: Option<&'a str>,
+}
+
+impl RatingRequest<'_> {
+    /// The dialled number, parsed; `None` when absent or empty (rating then goes by call class).
+    pub fn number(&self) -> Result<Option<DialledNumber>, RatingError> {
+        match self.dialled_number {
+            Some(text) if !text.is_empty() => Ok(Some(DialledNumber::parse(text)?)),
+            _ => Ok(None),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -3,7 +3,6 @@
 
 use super::engine::Tariff;
 use super::model::*;
-use super::number::DialledNumber;
 
 pub struct NaiveRater<'a> {
     pub tariff: &'a Tariff,
@@ -21,10 +20,7 @@ impl NaiveRater<'_> {
 
 impl super::reference::Rater for NaiveRater<'_> {
     fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
-        let number = match request.dialled_number {
-            Some(text) if !text.is_empty() => Some(DialledNumber::parse(text)?),
-            _ => None,
-        };
+        let number = request.number()?;
         let day = day_of(request.date);
         let source = request.reference_data_source_id;
         let best = |candidates: Vec<(DayRange, i64)>| {

@@ -10,7 +10,7 @@ use std::hash::Hash;
 
 use super::engine::Tariff;
 use super::model::*;
-use super::number::{DialledNumber, MAX_DIALSTRING_DIGITS};
+use super::number::MAX_DIALSTRING_DIGITS;
 use crate::dates::Validity;
 
 /// Anything that rates usage records: the engine, and the references it is checked against.
@@ -52,6 +52,21 @@ fn file<K: Eq + Hash, T>(
         .push((DayRange::from_validity(validity), id, payload));
 }
 
+/// Files a record of source charge group `group` under `(its source, key)`; a record whose
+/// group is unknown is left out.
+fn file_by_group<'a>(
+    map: &mut HashMap<(i64, &'a str), Keyed<i64>>,
+    source_of: &HashMap<i64, i64>,
+    key: &'a str,
+    group: i64,
+    validity: &Validity,
+    id: i64,
+) {
+    if let Some(&source) = source_of.get(&group) {
+        file(map, (source, key), validity, id, group);
+    }
+}
+
 pub struct PrefixMapRater<'a> {
     /// `(source, dialstring)` → `(validity, id, source charge group)`.
     dialstrings: HashMap<(i64, &'a str), Keyed<i64>>,
@@ -77,30 +92,28 @@ impl<'a> PrefixMapRater<'a> {
             ignored_service_ids: HashMap::new(),
         };
         for record in &tariff.dialstrings {
-            if let Some(&source) = source_of.get(&record.source_charge_group_id) {
-                let key = (source, record.dialstring.as_str());
-                let group = record.source_charge_group_id;
-                file(
-                    &mut rater.dialstrings,
-                    key,
-                    &record.validity,
-                    record.id,
-                    group,
-                );
-            }
+            let key = record.dialstring.as_str();
+            let group = record.source_charge_group_id;
+            file_by_group(
+                &mut rater.dialstrings,
+                &source_of,
+                key,
+                group,
+                &record.validity,
+                record.id,
+            );
         }
         for record in &tariff.call_classes {
-            if let Some(&source) = source_of.get(&record.source_charge_group_id) {
-                let key = (source, record.call_class.as_str());
-                let group = record.source_charge_group_id;
-                file(
-                    &mut rater.call_classes,
-                    key,
-                    &record.validity,
-                    record.id,
-                    group,
-                );
-            }
+            let key = record.call_class.as_str();
+            let group = record.source_charge_group_id;
+            file_by_group(
+                &mut rater.call_classes,
+                &source_of,
+                key,
+                group,
+                &record.validity,
+                record.id,
+            );
         }
         for record in &tariff.ignored_call_classes {
             let key = (record.reference_data_source_id, record.call_class.as_str());
@@ -128,10 +141,7 @@ impl<'a> PrefixMapRater<'a> {
 
 impl Rater for PrefixMapRater<'_> {
     fn rate(&self, request: &RatingRequest<'_>) -> Result<Rating, RatingError> {
-        let number = match request.dialled_number {
-            Some(text) if !text.is_empty() => Some(DialledNumber::parse(text)?),
-            _ => None,
-        };
+        let number = request.number()?;
         let day = day_of(request.date);
         let source = request.reference_data_source_id;
         if let Some(service_id) = request.service_id.filter(|s| !s.is_empty())
