@@ -488,14 +488,17 @@ impl DigitTrie {
         // Unlink the version from the node's list.
         let mut link = self.node(node).versions();
         let mut previous = NONE;
-        while link != NONE && self.version(link).record_id != record_id {
+        let next = loop {
+            if link == NONE {
+                return false;
+            }
+            let version = self.version(link);
+            if version.record_id == record_id {
+                break version.next;
+            }
             previous = link;
-            link = self.version(link).next;
-        }
-        if link == NONE {
-            return false;
-        }
-        let next = self.version(link).next;
+            link = version.next;
+        };
         if previous == NONE {
             self.edit_node(node, |node| node.set_versions(next));
         } else {
