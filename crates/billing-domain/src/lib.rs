@@ -10,11 +10,14 @@ pub mod codes;
 pub mod countries;
 pub mod dates;
 pub mod error;
+pub mod kinds;
 pub mod money;
 pub mod query;
 pub mod rating;
 pub mod reference_data;
+pub mod resources;
 pub mod roles;
+pub mod rules;
 pub mod text;
 pub mod users;
 

@@ -73,6 +73,9 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
         FieldType::Text { min, max } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": text_pattern() })
         }
+        FieldType::Letters { min, max } => {
+            json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": format!("^[a-zA-Z]{{{min},{max}}}$") })
+        }
         FieldType::Pattern { pattern, min, max } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
         }

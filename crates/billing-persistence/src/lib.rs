@@ -10,6 +10,8 @@ pub mod error;
 pub mod list;
 pub mod schema;
 pub mod scratch;
+#[macro_use]
+pub mod stored;
 
 pub mod audit_events;
 pub mod charge_group_categories;
@@ -20,7 +22,7 @@ pub mod idempotency;
 pub mod locales;
 pub mod reference_data_sources;
 pub mod refresh_tokens;
-pub mod source_charge_groups;
+pub mod reference_data_source_charge_groups;
 pub mod users;
 
 pub use connection::{Backend, Database, DatabaseConfig, DbConnection};

@@ -51,7 +51,7 @@ macro_rules! apply_filters {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! filter_column {
-    (text, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+    (text, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
         use billing_domain::query::TextFilter;
         match $crate::list::text_filter($filter) {
             Some(TextFilter::Equals(value)) => $query.filter($column.eq(value.clone())),
@@ -64,20 +64,20 @@ macro_rules! filter_column {
             None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};
-    (id, $query:ident, ($column:expr), $filter:expr, $name:literal) => {
+    (id, $query:ident, ($column:expr), $filter:expr, $name:expr) => {
         match $filter {
             billing_domain::query::Filter::Id(id) => $query.filter($column.eq(*id)),
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     };
-    (boolean, $query:ident, ($column:expr), $filter:expr, $name:literal) => {
+    (boolean, $query:ident, ($column:expr), $filter:expr, $name:expr) => {
         match $filter {
             billing_domain::query::Filter::Boolean(value) => $query.filter($column.eq(*value)),
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     };
     // `id_in(column, |value: bool| subquery)`: the column is among the ids the subquery selects.
-    (id_in, $query:ident, ($column:expr, $subquery:expr), $filter:expr, $name:literal) => {
+    (id_in, $query:ident, ($column:expr, $subquery:expr), $filter:expr, $name:expr) => {
         match $filter {
             billing_domain::query::Filter::Boolean(value) => {
                 $query.filter($column.eq_any(($subquery)(*value)))
@@ -85,7 +85,7 @@ macro_rules! filter_column {
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     };
-    (date, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+    (date, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
         use billing_domain::query::{DateFilter, Filter};
         match $filter {
             Filter::Date(DateFilter::On(day)) => $query.filter($column.eq(*day)),
@@ -96,7 +96,7 @@ macro_rules! filter_column {
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};
-    (nullable_date, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+    (nullable_date, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
         use billing_domain::query::{DateFilter, Filter};
         match $filter {
             Filter::Date(DateFilter::On(day)) => $query.filter($column.eq(*day)),
@@ -108,7 +108,7 @@ macro_rules! filter_column {
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};
-    (date_time, $query:ident, ($column:expr), $filter:expr, $name:literal) => {{
+    (date_time, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
         use billing_domain::query::{DateTimeFilter, Filter};
         match $filter {
             Filter::DateTime(DateTimeFilter::At(at)) => $query.filter($column.eq(*at)),

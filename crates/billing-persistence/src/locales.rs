@@ -4,7 +4,7 @@ use billing_domain::reference_data::LocaleDraft;
 use diesel::prelude::*;
 
 use crate::countries::CountryRow;
-use crate::currencies::CurrencyRow;
+use crate::currencies::Row as CurrencyRow;
 use crate::schema::{countries, currencies, locales, reference_data_sources};
 
 #[derive(Debug, Clone, PartialEq, Queryable)]
@@ -46,7 +46,7 @@ macro_rules! locale_view_columns {
         (
             locales::all_columns,
             countries::all_columns,
-            currencies::all_columns,
+            <CurrencyRow as diesel::SelectableHelper<crate::connection::MultiBackend>>::as_select(),
         )
     };
 }

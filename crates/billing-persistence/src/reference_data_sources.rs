@@ -4,7 +4,7 @@ use billing_domain::reference_data::ReferenceDataSourceDraft;
 use diesel::prelude::*;
 
 use crate::countries::CountryRow;
-use crate::currencies::CurrencyRow;
+use crate::currencies::Row as CurrencyRow;
 use crate::locales::LocaleRow;
 use crate::schema::{
     countries, currencies, locales, reference_data_source_charge_groups, reference_data_sources,
@@ -70,7 +70,7 @@ macro_rules! source_view_columns {
             reference_data_sources::all_columns,
             locales::all_columns,
             countries::all_columns,
-            currencies::all_columns,
+            <CurrencyRow as diesel::SelectableHelper<crate::connection::MultiBackend>>::as_select(),
         )
     };
 }

@@ -2,8 +2,10 @@
 //! [`resource::Resource`] and these modules serve it.
 
 pub mod audit;
+pub mod declared;
 pub mod handlers;
 pub mod idempotency;
+pub mod kinds;
 pub mod list;
 pub mod patch;
 pub mod request;

@@ -27,6 +27,11 @@ pub enum FieldType {
         min: u32,
         max: u32,
     },
+    /// Letters a-z and A-Z only.
+    Letters {
+        min: u32,
+        max: u32,
+    },
     /// Text with its own pattern.
     Pattern {
         pattern: &'static str,

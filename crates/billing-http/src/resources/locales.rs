@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{ID, require_reference};
 use super::countries::{CODE, Country, NAME};
-use super::currencies::{CURRENCY_FIELDS, Currency};
+use super::currencies::{Currencies, Record as Currency};
 use crate::machinery::resource::{
     ApiResult, Field, FieldType, FilterParam, Operations, Resource, page, still_referenced,
 };
@@ -74,7 +74,7 @@ pub const LOCALE_FIELDS: &[Field] = &[
     ),
     Field::required(
         "currency",
-        FieldType::Object(CURRENCY_FIELDS),
+        FieldType::Object(<Currencies as crate::machinery::resource::Resource>::FIELDS),
         "The currency; only id is read on input.",
     ),
 ];

@@ -1,0 +1,246 @@
+//! The kinds of field a resource declares (`name: required Text<1, 255>`): each kind is the one
+//! place its rule is written. The http crate documents a kind and runs its check on request
+//! bodies; the persistence crate stores its value; batch jobs call [`Kind::check`] directly.
+
+use std::marker::PhantomData;
+
+use chrono::{NaiveDate, NaiveDateTime};
+
+use crate::codes::{CountryCode as CountryCodeValue, CurrencyCode as CurrencyCodeValue};
+use crate::text::{check_length, check_text};
+
+// Code sets are named in declarations (`Enum<ChargingUnitType>`) and resolved here.
+pub use crate::reference_data::ChargingUnitType;
+
+/// A kind of field: the value it holds and the rule that value obeys.
+pub trait Kind: 'static {
+    type Value: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
+
+    /// `Err(message)` when `value` breaks the kind's rule (the caller names the field).
+    fn check(value: &Self::Value) -> Result<(), String>;
+}
+
+/// A set of codes a field takes one of (enumerations).
+pub trait CodeSet: 'static {
+    const CODES: &'static [&'static str];
+}
+
+fn message(result: Result<(), crate::ValidationErrors>) -> Result<(), String> {
+    result.map_err(|errors| {
+        errors
+            .errors
+            .into_iter()
+            .map(|error| error.message)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// Free text of `MIN..=MAX` characters from the service's character set.
+pub struct Text<const MIN: usize, const MAX: usize>;
+
+impl<const MIN: usize, const MAX: usize> Kind for Text<MIN, MAX> {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(check_text("", value, MIN, MAX))
+    }
+}
+
+/// Letters a-z and A-Z only, `MIN..=MAX` of them (currency unit names).
+pub struct Letters<const MIN: usize, const MAX: usize>;
+
+impl<const MIN: usize, const MAX: usize> Kind for Letters<MIN, MAX> {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(check_length("", value, MIN, MAX))?;
+        if value.chars().all(|c| c.is_ascii_alphabetic()) {
+            Ok(())
+        } else {
+            Err("must contain only letters a-z and A-Z".into())
+        }
+    }
+}
+
+/// One visible character (a currency symbol).
+pub struct Symbol;
+
+impl Kind for Symbol {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(crate::reference_data::check_currency_symbol("", value))
+    }
+}
+
+/// An ISO 4217 currency code.
+pub struct CurrencyCode;
+
+impl Kind for CurrencyCode {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(CurrencyCodeValue::parse("", value).map(drop))
+    }
+}
+
+/// An ISO 3166-1 alpha-2 country code.
+pub struct CountryCode;
+
+impl Kind for CountryCode {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(CountryCodeValue::parse("", value).map(drop))
+    }
+}
+
+/// One of the codes of `E`.
+pub struct Enum<E: CodeSet>(PhantomData<E>);
+
+impl<E: CodeSet> Kind for Enum<E> {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        if E::CODES.contains(&value.as_str()) {
+            Ok(())
+        } else {
+            Err(format!("must be one of {}", E::CODES.join(", ")))
+        }
+    }
+}
+
+/// The id of a record: an integer >= 1.
+pub struct Id;
+
+impl Kind for Id {
+    type Value = i64;
+
+    fn check(value: &i64) -> Result<(), String> {
+        if *value >= 1 {
+            Ok(())
+        } else {
+            Err("must be an id (an integer >= 1)".into())
+        }
+    }
+}
+
+/// A calendar date.
+pub struct Date;
+
+impl Kind for Date {
+    type Value = NaiveDate;
+
+    fn check(_: &NaiveDate) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A UTC date and time.
+pub struct DateTime;
+
+impl Kind for DateTime {
+    type Value = NaiveDateTime;
+
+    fn check(_: &NaiveDateTime) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// true or false.
+pub struct Bool;
+
+impl Kind for Bool {
+    type Value = bool;
+
+    fn check(_: &bool) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The JSON name of a declared field: its Rust name in lower camel case, computed at compile
+/// time so the name is written once (`charge_group_category_id` → `chargeGroupCategoryId`).
+#[macro_export]
+macro_rules! json_name {
+    ($field:ident) => {{
+        const SNAKE: &str = stringify!($field);
+        const LENGTH: usize = $crate::kinds::camel_case_length(SNAKE);
+        const BYTES: [u8; LENGTH] = $crate::kinds::camel_case::<LENGTH>(SNAKE);
+        match ::core::str::from_utf8(&BYTES) {
+            Ok(name) => name,
+            Err(_) => panic!("a field name is ASCII"),
+        }
+    }};
+}
+
+#[doc(hidden)]
+pub const fn camel_case_length(snake: &str) -> usize {
+    let bytes = snake.as_bytes();
+    let (mut length, mut index) = (0, 0);
+    while index < bytes.len() {
+        if bytes[index] != b'_' {
+            length += 1;
+        }
+        index += 1;
+    }
+    length
+}
+
+#[doc(hidden)]
+pub const fn camel_case<const N: usize>(snake: &str) -> [u8; N] {
+    let bytes = snake.as_bytes();
+    let mut out = [0u8; N];
+    let (mut index, mut written, mut upper) = (0, 0, false);
+    while index < bytes.len() {
+        if bytes[index] == b'_' {
+            upper = true;
+        } else {
+            out[written] = if upper {
+                bytes[index].to_ascii_uppercase()
+            } else {
+                bytes[index]
+            };
+            upper = false;
+            written += 1;
+        }
+        index += 1;
+    }
+    out
+}
+
+/// The text of a declaration's doc comment: the lines joined, without the leading space
+/// rustdoc keeps.
+pub const fn doc_text(joined: &'static str) -> &'static str {
+    match joined.as_bytes() {
+        [b' ', rest @ ..] => match std::str::from_utf8(rest) {
+            Ok(text) => text,
+            Err(_) => joined,
+        },
+        _ => joined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_names_are_lower_camel_case() {
+        assert_eq!(json_name!(charge_group_category_id), "chargeGroupCategoryId");
+        assert_eq!(json_name!(name), "name");
+        assert_eq!(doc_text(" Name of it."), "Name of it.");
+    }
+
+    #[test]
+    fn kinds_check_their_rule() {
+        insta::assert_snapshot!(Text::<1, 5>::check(&"".into()).unwrap_err(), @"must be 1 to 5 characters long (got 0)");
+        insta::assert_snapshot!(Text::<1, 5>::check(&"a<b".into()).unwrap_err(), @"contains a character that is not allowed: '<'");
+        insta::assert_snapshot!(Letters::<1, 10>::check(&"Pound1".into()).unwrap_err(), @"must contain only letters a-z and A-Z");
+        insta::assert_snapshot!(Id::check(&0).unwrap_err(), @"must be an id (an integer >= 1)");
+        insta::assert_snapshot!(CountryCode::check(&"XX".into()).unwrap_err(), @"'XX' is not an ISO 3166 country code");
+        insta::assert_snapshot!(Enum::<crate::reference_data::ChargingUnitType>::check(&"SECONDS".into()).unwrap_err(), @"must be one of DURATION, MB, ONE_OFF");
+        assert!(Symbol::check(&"£".into()).is_ok());
+        assert!(CurrencyCode::check(&"GBP".into()).is_ok());
+    }
+}

@@ -1,0 +1,96 @@
+//! Reference data declarations (decisions §3, interface 2.1–2.3).
+
+/// `charge_group_categories`.
+#[macro_export]
+macro_rules! charge_group_categories {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// How charge groups are grouped and measured.
+        charge_group_categories {
+            /// Name of the category.
+            name: required Text<1, 50>,
+            /// How usage in it is measured: DURATION, MB or ONE_OFF.
+            charging_unit_type: required Enum<ChargingUnitType>,
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}
+
+/// `charge_groups`.
+#[macro_export]
+macro_rules! charge_groups {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Charge groups: what usage is charged as. Each belongs to one charge group category.
+        charge_groups {
+            /// Name of the charge group.
+            name: required Text<1, 255>,
+            /// Id of its charge group category.
+            charge_group_category_id: required Id references(charge_group_categories, "charge group category"),
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}
+
+/// `reference_data_source_charge_groups` (2.1).
+#[macro_export]
+macro_rules! reference_data_source_charge_groups {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// A reference data source's own charge groups, each linked to one charge group and one
+        /// source. Records of a source with siMaintained = true cannot be created, changed or
+        /// removed here (412). The code is unique within a source (409).
+        reference_data_source_charge_groups {
+            /// Name of the source charge group.
+            name: required Text<1, 255>,
+            /// The source's code for it; unique within the source.
+            code: required Text<1, 255>,
+            /// Id of the linked charge group.
+            charge_group_id: required Id references(charge_groups, "charge group"),
+            /// Id of the linked reference data source.
+            reference_data_source_id: required Id references(reference_data_sources, "reference data source"),
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {
+            /// Only records whose source has this siMaintained value.
+            si_maintained: Bool,
+        }
+    } };
+}
+
+/// `currencies` (2.3).
+#[macro_export]
+macro_rules! currencies {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Currencies used by locales. The code is unique (409 on a duplicate).
+        currencies {
+            /// ISO 4217 code.
+            code: required CurrencyCode,
+            /// The symbol, one character.
+            symbol: required Symbol,
+            /// Name of the major unit (letters only).
+            major_currency_name: required Letters<1, 10>,
+            /// Name of the minor unit (letters only).
+            minor_currency_name: required Letters<1, 10>,
+            /// Display format of the major unit.
+            major_currency_format: required Text<1, 20>,
+            /// Display format of the minor unit.
+            minor_currency_format: required Text<1, 20>,
+            /// Name of sales tax in this currency.
+            sales_tax_name: required Text<1, 20>,
+        }
+        rules {}
+        extra_filters {}
+    } };
+}

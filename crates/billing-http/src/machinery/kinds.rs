@@ -1,0 +1,164 @@
+//! How each kind of declared field (`billing_domain::kinds`) looks in JSON: what a body
+//! carries, what a response shows, how the OpenAPI document describes it and how it filters.
+//! The kind's rule itself is the domain's; garde runs it on every body (`required`/`optional`).
+
+use billing_domain::kinds::{
+    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Enum, Id, Kind, Letters, Symbol,
+    Text,
+};
+use billing_domain::query::FilterKind;
+use chrono::{NaiveDate, NaiveDateTime};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::resource::FieldType;
+use super::serde_dates::format_date_time;
+
+pub trait ApiKind: Kind {
+    /// What a request body carries for it.
+    type Input: DeserializeOwned + Default + std::fmt::Debug + Send + 'static;
+    /// What a response shows for it.
+    type Output: Serialize + From<Self::Value> + std::fmt::Debug + Clone + Send + 'static;
+    /// Its schema in the OpenAPI document.
+    const FIELD_TYPE: FieldType;
+    /// How a list filters on it.
+    const FILTER: FilterKind;
+
+    /// The domain value of what a body carried.
+    fn value(input: &Self::Input) -> Self::Value;
+}
+
+/// garde's check of a required field: the kind's rule.
+pub fn required<K: ApiKind>(input: &K::Input, _: &()) -> garde::Result {
+    K::check(&K::value(input)).map_err(garde::Error::new)
+}
+
+/// garde's check of an optional field: the kind's rule when a value is there.
+pub fn optional<K: ApiKind>(input: &Option<K::Input>, _: &()) -> garde::Result {
+    match input {
+        Some(input) => required::<K>(input, &()),
+        None => Ok(()),
+    }
+}
+
+macro_rules! text_kind {
+    ($kind:ty, $field_type:expr $(, [$($generics:tt)*])?) => {
+        impl$(<$($generics)*>)? ApiKind for $kind {
+            type Input = String;
+            type Output = String;
+            const FIELD_TYPE: FieldType = $field_type;
+            const FILTER: FilterKind = FilterKind::String;
+
+            fn value(input: &String) -> String {
+                input.clone()
+            }
+        }
+    };
+}
+
+text_kind!(Text<MIN, MAX>, FieldType::Text { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
+text_kind!(Letters<MIN, MAX>, FieldType::Letters { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
+text_kind!(Enum<E>, FieldType::Enum(E::CODES), [E: CodeSet]);
+text_kind!(
+    Symbol,
+    FieldType::Pattern {
+        pattern: "^[^\\s\\u0000-\\u001F\\u007F-\\u009F<>]$",
+        min: 1,
+        max: 1
+    }
+);
+text_kind!(
+    CurrencyCode,
+    FieldType::Pattern {
+        pattern: "^[A-Z]{3}$",
+        min: 3,
+        max: 3
+    }
+);
+text_kind!(
+    CountryCode,
+    FieldType::Pattern {
+        pattern: "^[A-Z]{2}$",
+        min: 2,
+        max: 2
+    }
+);
+
+impl ApiKind for Id {
+    type Input = i64;
+    type Output = i64;
+    const FIELD_TYPE: FieldType = FieldType::Id;
+    const FILTER: FilterKind = FilterKind::Id;
+
+    fn value(input: &i64) -> i64 {
+        *input
+    }
+}
+
+impl ApiKind for Bool {
+    type Input = bool;
+    type Output = bool;
+    const FIELD_TYPE: FieldType = FieldType::Boolean;
+    const FILTER: FilterKind = FilterKind::Boolean;
+
+    fn value(input: &bool) -> bool {
+        *input
+    }
+}
+
+impl ApiKind for Date {
+    type Input = StrictDate;
+    type Output = NaiveDate;
+    const FIELD_TYPE: FieldType = FieldType::Date;
+    const FILTER: FilterKind = FilterKind::Date;
+
+    fn value(input: &StrictDate) -> NaiveDate {
+        input.0
+    }
+}
+
+impl ApiKind for DateTime {
+    type Input = UtcDateTime;
+    type Output = UtcDateTime;
+    const FIELD_TYPE: FieldType = FieldType::DateTime;
+    const FILTER: FilterKind = FilterKind::DateTime;
+
+    fn value(input: &UtcDateTime) -> NaiveDateTime {
+        input.0
+    }
+}
+
+/// A date in a body: `yyyy-MM-dd` exactly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StrictDate(pub NaiveDate);
+
+impl<'de> Deserialize<'de> for StrictDate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        super::serde_dates::deserialize_date(deserializer).map(StrictDate)
+    }
+}
+
+/// A UTC date-time, written `2026-11-22T10:15:00Z`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UtcDateTime(pub NaiveDateTime);
+
+impl From<NaiveDateTime> for UtcDateTime {
+    fn from(value: NaiveDateTime) -> Self {
+        Self(value)
+    }
+}
+
+impl Serialize for UtcDateTime {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&format_date_time(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for UtcDateTime {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        billing_domain::query::parse_utc_date_time(&text)
+            .map(UtcDateTime)
+            .ok_or_else(|| serde::de::Error::custom("expected a UTC date-time as yyyy-MM-ddTHH:mm:ssZ"))
+    }
+}

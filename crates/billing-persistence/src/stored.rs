@@ -1,0 +1,231 @@
+//! Storage derived from a resource declaration (`billing_domain::resources`): the row (checked
+//! against `schema.rs` on both backends by `Selectable`), the changes a write sets, and `find`,
+//! `exists`, `insert`, `update`, `delete` and `list` with a filter and a sort key for every
+//! declared field. Invoke as `billing_domain::charge_groups!(crate::stored_resource)` in the
+//! module named after the table; filters that are not fields are given with
+//! `extra_filters { name => kind(column…) }`.
+
+/// Expands a declaration into a table's storage (see the module documentation).
+#[macro_export]
+macro_rules! stored_resource {
+    (
+        ( $( extra_filters { $($xname:ident => $xkind:ident($($xcolumn:tt)+)),* $(,)? } )? )
+        $(#[doc = $resource_doc:literal])*
+        $table:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
+                $(references($rtable:ident, $rnoun:literal))?
+            ),* $(,)?
+        }
+        rules { $($rules:tt)* }
+        extra_filters { $($declared_extra:tt)* }
+    ) => {
+        mod stored {
+            #[allow(unused_imports)]
+            use ::billing_domain::kinds::*;
+            use $crate::error::PersistenceResult;
+            use $crate::schema::$table;
+
+            /// A stored record, as `schema.rs` says the table is.
+            #[derive(Debug, Clone, PartialEq, ::diesel::Queryable, ::diesel::Selectable)]
+            #[diesel(table_name = $crate::schema::$table)]
+            #[diesel(check_for_backend(::diesel::pg::Pg, ::diesel::sqlite::Sqlite))]
+            pub struct Row {
+                pub id: i64,
+                $(pub $field: $crate::stored_type!($access $kind $(<$($param),*>)?),)*
+                pub version: i64,
+            }
+
+            /// Every writable column of a record: what create and replace write.
+            #[derive(Debug, Clone, PartialEq, ::diesel::Insertable, ::diesel::AsChangeset)]
+            #[diesel(table_name = $crate::schema::$table, treat_none_as_null = true)]
+            pub struct Changes {
+                $(pub $field: $crate::stored_type!($access $kind $(<$($param),*>)?),)*
+            }
+
+            pub fn find(
+                connection: &mut $crate::DbConnection,
+                id: i64,
+            ) -> PersistenceResult<Option<Row>> {
+                use ::diesel::prelude::*;
+                Ok($table::table
+                    .find(id)
+                    .select(Row::as_select())
+                    .first::<Row>(connection)
+                    .optional()?)
+            }
+
+            pub fn exists(connection: &mut $crate::DbConnection, id: i64) -> PersistenceResult<bool> {
+                use ::diesel::prelude::*;
+                Ok(::diesel::select(::diesel::dsl::exists($table::table.find(id)))
+                    .get_result(connection)?)
+            }
+
+            pub fn insert(connection: &mut $crate::DbConnection, changes: &Changes) -> PersistenceResult<Row> {
+                use ::diesel::prelude::*;
+                let id: i64 = ::diesel::insert_into($table::table)
+                    .values(changes)
+                    .returning($table::id)
+                    .get_result(connection)?;
+                find(connection, id)?.ok_or_else(|| {
+                    $crate::PersistenceError::Corrupt("an inserted row cannot be read back".into())
+                })
+            }
+
+            /// `None` when the row is gone or no longer at `expected_version` (of two writers
+            /// holding the same version, exactly one wins).
+            pub fn update(
+                connection: &mut $crate::DbConnection,
+                id: i64,
+                expected_version: i64,
+                changes: &Changes,
+            ) -> PersistenceResult<Option<Row>> {
+                use ::diesel::prelude::*;
+                let updated = ::diesel::update(
+                    $table::table.find(id).filter($table::version.eq(expected_version)),
+                )
+                .set((changes, $table::version.eq(expected_version + 1)))
+                .execute(connection)?;
+                if updated == 0 {
+                    return Ok(None);
+                }
+                find(connection, id)
+            }
+
+            /// False when the row is gone or no longer at `expected_version`.
+            pub fn delete(
+                connection: &mut $crate::DbConnection,
+                id: i64,
+                expected_version: i64,
+            ) -> PersistenceResult<bool> {
+                use ::diesel::prelude::*;
+                let deleted = ::diesel::delete(
+                    $table::table.find(id).filter($table::version.eq(expected_version)),
+                )
+                .execute(connection)?;
+                Ok(deleted == 1)
+            }
+
+            /// One page of rows matching the query (one count and, unless the page is past the
+            /// end, one select), and how many rows match in all.
+            pub fn list(
+                connection: &mut $crate::DbConnection,
+                query: &::billing_domain::query::ListQuery,
+            ) -> PersistenceResult<(Vec<Row>, i64)> {
+                use ::diesel::prelude::*;
+                let total: i64 = $crate::declared_filters!(
+                    $table::table.count().into_boxed(), &query.filters, $table,
+                    { $($field : $access $kind,)* },
+                    { $($($xname => $xkind($($xcolumn)+),)*)? }
+                ).get_result(connection)?;
+                if total == 0 || query.page.is_some_and(|page| page.offset() >= total) {
+                    return Ok((Vec::new(), total));
+                }
+                let filtered = $crate::declared_filters!(
+                    $table::table.select(Row::as_select()).into_boxed(), &query.filters, $table,
+                    { $($field : $access $kind,)* },
+                    { $($($xname => $xkind($($xcolumn)+),)*)? }
+                );
+                let mut sorted = filtered;
+                for key in &query.sort {
+                    let name = key.field;
+                    if name == "id" {
+                        sorted = $crate::sort_column!(plain, sorted, $table::id, key.descending);
+                        continue;
+                    }
+                    $(
+                        if name == ::billing_domain::json_name!($field) {
+                            sorted = $crate::access_sort!($access, sorted, $table::$field, key.descending);
+                            continue;
+                        }
+                    )*
+                    return Err($crate::PersistenceError::UnknownField(name.to_owned()));
+                }
+                let mut sorted = sorted.then_order_by($table::id.asc());
+                if let Some(page) = query.page {
+                    sorted = sorted.limit(page.limit()).offset(page.offset());
+                }
+                Ok((sorted.load::<Row>(connection)?, total))
+            }
+        }
+        pub use self::stored::*;
+    };
+}
+
+/// The stored Rust type of a declared field.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! stored_type {
+    (required $kind:ident $(<$($param:tt),*>)?) => {
+        <$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value
+    };
+    (optional $kind:ident $(<$($param:tt),*>)?) => {
+        Option<<$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value>
+    };
+}
+
+/// Applies every filter to a boxed query: `id`, each declared field by its kind, and the
+/// extra filters; an unknown name is an error (the http layer only passes declared ones).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! declared_filters {
+    (
+        $query:expr, $filters:expr, $table:ident,
+        { $($field:ident : $access:ident $kind:ident,)* },
+        { $($xname:ident => $xkind:ident($($xcolumn:tt)+),)* }
+    ) => {{
+        let mut query = $query;
+        for filter in $filters {
+            let name = filter.field;
+            if name == "id" {
+                query = $crate::filter_column!(id, query, ($table::id), &filter.filter, name);
+                continue;
+            }
+            $(
+                if name == ::billing_domain::json_name!($field) {
+                    query = $crate::kind_filter!($access $kind, query, ($table::$field), &filter.filter, name);
+                    continue;
+                }
+            )*
+            $(
+                if name == ::billing_domain::json_name!($xname) {
+                    query = $crate::filter_column!($xkind, query, ($($xcolumn)+), &filter.filter, name);
+                    continue;
+                }
+            )*
+            return Err($crate::PersistenceError::UnknownField(name.to_owned()));
+        }
+        query
+    }};
+}
+
+/// The filter of a field of `kind`: text kinds filter as text, ids as ids, dates as dates
+/// (`gtn:` matching open-ended rows when the field is optional).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! kind_filter {
+    (required Text, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    (required Letters, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    (required Symbol, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    (required CurrencyCode, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    (required CountryCode, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    (required Enum, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    ($access:ident Id, $($rest:tt)*) => { $crate::filter_column!(id, $($rest)*) };
+    ($access:ident Bool, $($rest:tt)*) => { $crate::filter_column!(boolean, $($rest)*) };
+    ($access:ident DateTime, $($rest:tt)*) => { $crate::filter_column!(date_time, $($rest)*) };
+    (required Date, $($rest:tt)*) => { $crate::filter_column!(date, $($rest)*) };
+    (optional Date, $($rest:tt)*) => { $crate::filter_column!(nullable_date, $($rest)*) };
+}
+
+/// The sort of a field: optional fields sort NULL as the largest value on both backends.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! access_sort {
+    (required, $query:ident, $column:expr, $descending:expr) => {
+        $crate::sort_column!(plain, $query, $column, $descending)
+    };
+    (optional, $query:ident, $column:expr, $descending:expr) => {
+        $crate::sort_column!(nullable, $query, $column, $descending)
+    };
+}
