@@ -1,0 +1,191 @@
+//! `src/schema.rs` says what the tables are; the migrations make them. This test migrates a
+//! fresh database on each backend, reads back every table's columns (name, type, nullability,
+//! in order) and fails when they differ from `schema.rs`. Together with `Selectable` rows
+//! checked for both backends (`check_for_backend`), a declaration, `schema.rs` and the
+//! migrations cannot drift apart.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use billing_persistence::{Database, DatabaseConfig, DbConnection};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+
+type Tables = BTreeMap<String, Vec<String>>;
+
+/// `table -> ["column -> Type", …]` as `schema.rs` declares them.
+fn declared() -> Tables {
+    let text = include_str!("../src/schema.rs");
+    let mut tables = Tables::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(name) = trimmed.strip_suffix('{').map(str::trim)
+            && let Some((table, _key)) = name.split_once(' ')
+            && line.starts_with("    ")
+            && !line.starts_with("        ")
+        {
+            current = Some(table.to_owned());
+            tables.insert(table.to_owned(), Vec::new());
+        } else if let (Some(table), Some((column, kind))) = (&current, trimmed.split_once(" -> ")) {
+            let column_type = kind.trim_end_matches(',').to_owned();
+            if let Some(columns) = tables.get_mut(table) {
+                columns.push(format!("{column} -> {column_type}"));
+            }
+        } else if trimmed == "}" && line.starts_with("    }") {
+            current = None;
+        }
+    }
+    tables
+}
+
+#[derive(QueryableByName)]
+struct SqliteTable {
+    #[diesel(sql_type = Text)]
+    name: String,
+}
+
+#[derive(QueryableByName)]
+struct SqliteColumn {
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    r#type: String,
+    #[diesel(sql_type = BigInt)]
+    notnull: i64,
+    #[diesel(sql_type = BigInt)]
+    pk: i64,
+}
+
+#[derive(QueryableByName)]
+struct PostgresColumn {
+    #[diesel(sql_type = Text)]
+    table_name: String,
+    #[diesel(sql_type = Text)]
+    column_name: String,
+    #[diesel(sql_type = Text)]
+    data_type: String,
+    #[diesel(sql_type = Text)]
+    is_nullable: String,
+}
+
+fn diesel_type(sql: &str, primary_key: bool) -> String {
+    match sql.to_ascii_lowercase().as_str() {
+        "integer" if primary_key => "BigInt",
+        "bigint" => "BigInt",
+        "integer" => "Integer",
+        "text" => "Text",
+        "boolean" => "Bool",
+        "date" => "Date",
+        "timestamp" | "timestamp without time zone" => "Timestamp",
+        other => panic!("a column type schema.rs has no mapping for: {other}"),
+    }
+    .to_owned()
+}
+
+fn column(name: &str, sql: &str, nullable: bool, primary_key: bool) -> String {
+    let kind = diesel_type(sql, primary_key);
+    if nullable {
+        format!("{name} -> Nullable<{kind}>")
+    } else {
+        format!("{name} -> {kind}")
+    }
+}
+
+fn migrated(connection: &mut DbConnection) -> Tables {
+    let mut tables = Tables::new();
+    match connection {
+        DbConnection::Sqlite(sqlite) => {
+            let names: Vec<SqliteTable> = diesel::sql_query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' \
+                 AND name NOT LIKE 'sqlite_%' AND name <> '__diesel_schema_migrations'",
+            )
+            .load(sqlite)
+            .expect("tables");
+            for table in names {
+                let columns: Vec<SqliteColumn> = diesel::sql_query(format!(
+                    "SELECT name, type, \"notnull\", pk FROM pragma_table_info('{}') ORDER BY cid",
+                    table.name
+                ))
+                .load(sqlite)
+                .expect("columns");
+                let columns = columns
+                    .iter()
+                    .map(|c| column(&c.name, &c.r#type, c.notnull == 0 && c.pk == 0, c.pk == 1))
+                    .collect();
+                tables.insert(table.name, columns);
+            }
+        }
+        DbConnection::Postgres(postgres) => {
+            let columns: Vec<PostgresColumn> = diesel::sql_query(
+                "SELECT table_name::text, column_name::text, data_type::text, is_nullable::text \
+                 FROM information_schema.columns WHERE table_schema = 'public' \
+                 AND table_name <> '__diesel_schema_migrations' \
+                 ORDER BY table_name, ordinal_position",
+            )
+            .load(postgres)
+            .expect("columns");
+            for c in columns {
+                tables.entry(c.table_name).or_default().push(column(
+                    &c.column_name,
+                    &c.data_type,
+                    c.is_nullable == "YES",
+                    false,
+                ));
+            }
+        }
+    }
+    tables
+}
+
+fn open(url: Option<String>, data_dir: std::path::PathBuf) -> Database {
+    Database::open(&DatabaseConfig {
+        url,
+        data_dir,
+        pool_size: 1,
+        connection_timeout: Duration::from_secs(10),
+    })
+    .expect("open and migrate")
+}
+
+#[test]
+fn schema_rs_matches_the_sqlite_migrations() {
+    let directory = std::env::temp_dir().join(format!("schema_{}", uuid::Uuid::new_v4().simple()));
+    let database = open(None, directory.clone());
+    let tables = database
+        .read(|c| Ok::<_, billing_persistence::PersistenceError>(migrated(c)))
+        .expect("read");
+    let _ = std::fs::remove_dir_all(directory);
+    assert_eq!(tables, declared());
+}
+
+#[test]
+fn schema_rs_matches_the_postgres_migrations() {
+    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "skipped: PostgreSQL schema check (set TEST_DATABASE_URL)");
+        return;
+    };
+    let name = format!("schema_{}", uuid::Uuid::new_v4().simple());
+    let url = billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let database = open(Some(url), std::env::temp_dir());
+    let tables = database
+        .read(|c| Ok::<_, billing_persistence::PersistenceError>(migrated(c)))
+        .expect("read");
+    drop(database);
+    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
+    assert_eq!(tables, declared());
+}
+
+#[test]
+fn the_schema_parser_reads_tables() {
+    let tables = declared();
+    insta::assert_snapshot!(tables["charge_groups"].join("\n"), @r"
+    id -> BigInt
+    name -> Text
+    charge_group_category_id -> BigInt
+    start_date -> Date
+    end_date -> Nullable<Date>
+    version -> BigInt
+    ");
+}
