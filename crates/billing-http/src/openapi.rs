@@ -92,7 +92,7 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
 
 /// A bulk update body: 1 to 1000 objects, each the id of a record and the members to change.
 fn bulk_update_schema(fields: &[Field]) -> Value {
-    let most = crate::machinery::patch::MAX_OPERATIONS;
+    let most = crate::machinery::handlers::MAX_BULK_ELEMENTS;
     let mut item = object_schema(fields, true);
     item["required"] = json!(["id"]);
     item["properties"]["id"] = json!({ "type": "integer", "format": "int64", "minimum": 1,
@@ -298,7 +298,8 @@ fn resource_paths(
     }
     if ops.create {
         let body_schema = if ops.bulk_create {
-            json!({ "oneOf": [input, { "type": "array", "items": input, "minItems": 1 }] })
+            json!({ "oneOf": [input, { "type": "array", "items": input, "minItems": 1,
+                "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS }] })
         } else {
             input.clone()
         };

@@ -22,6 +22,33 @@ use crate::state::AppState;
 
 type Handled = Result<HttpResponse, ApiError>;
 
+/// The most elements a bulk body (an array to `POST`, or to `PATCH` on a collection) may hold:
+/// each may need a password hashed (about 25 ms of one core), and the whole body is one
+/// transaction.
+pub const MAX_BULK_ELEMENTS: usize = 100;
+
+fn check_bulk_size(elements: &[Value]) -> Result<(), ApiError> {
+    if elements.is_empty() || elements.len() > MAX_BULK_ELEMENTS {
+        return Err(ApiError::field(
+            "body",
+            format!(
+                "the array must hold 1 to {MAX_BULK_ELEMENTS} elements (got {})",
+                elements.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The string values a body object gives the write-only fields of `R` (passwords).
+fn write_only_values<R: Resource>(object: &Value) -> Vec<String> {
+    R::FIELDS
+        .iter()
+        .filter(|field| field.access == Access::WriteOnly)
+        .filter_map(|field| object.get(field.name)?.as_str().map(str::to_owned))
+        .collect()
+}
+
 fn to_json<T: serde::Serialize>(value: &T) -> Result<Value, ApiError> {
     serde_json::to_value(value)
         .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))
@@ -215,14 +242,13 @@ pub async fn create<R: Resource>(
     let (body, bytes) =
         read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
     let fingerprint = idempotency::fingerprint(&request, &bytes);
-    let (inputs, many) = match body {
+    let values = match &body {
+        Value::Array(elements) => elements.iter().flat_map(write_only_values::<R>).collect(),
+        single => write_only_values::<R>(single),
+    };
+    let (mut inputs, many) = match body {
         Value::Array(elements) if R::OPERATIONS.bulk_create => {
-            if elements.is_empty() {
-                return Err(ApiError::field(
-                    "body",
-                    "the array must hold at least one element",
-                ));
-            }
+            check_bulk_size(&elements)?;
             // Every element is checked, so one answer names every broken field of the batch.
             let mut inputs = Vec::with_capacity(elements.len());
             let mut errors = Vec::new();
@@ -239,6 +265,12 @@ pub async fn create<R: Resource>(
         }
         single => (vec![parse_input::<R>(single, "")?], false),
     };
+    // Slow work (password hashing) happens here, before the transaction opens.
+    let prepared = R::prepare(&state, values).await?;
+    for (index, input) in inputs.iter_mut().enumerate() {
+        let element = if many { format!("[{index}]") } else { String::new() };
+        R::attach_prepared(input, &prepared).map_err(|e| e.within(&element))?;
+    }
     let database = state.database.clone();
     let stored = web::block(move || {
         database.write(|c| {
@@ -379,6 +411,7 @@ pub async fn patch<R: Resource>(
     )
     .await?;
     let operations = patch::parse_patch(body, R::FIELDS)?;
+    let prepared = R::prepare(&state, patch::write_only_values(&operations, R::FIELDS)).await?;
     let database = state.database.clone();
     let record = web::block(move || {
         database.write(|c| {
@@ -387,7 +420,8 @@ pub async fn patch<R: Resource>(
             let mut document = before.clone();
             patch::apply(&mut document, &operations)?;
             patch::strip_read_only(&mut document, R::FIELDS);
-            let input = parse_input::<R>(document, "")?;
+            let mut input = parse_input::<R>(document, "")?;
+            R::attach_prepared(&mut input, &prepared)?;
             replace_recorded::<R>(
                 c,
                 &writer,
@@ -444,12 +478,9 @@ pub async fn bulk_update<R: Resource>(
             "must be an array of objects, each with the id of the record to change",
         ));
     };
-    if elements.is_empty() || elements.len() > patch::MAX_OPERATIONS {
-        return Err(ApiError::field(
-            "body",
-            format!("must hold 1 to {} elements", patch::MAX_OPERATIONS),
-        ));
-    }
+    check_bulk_size(&elements)?;
+    let values = elements.iter().flat_map(write_only_values::<R>).collect();
+    let prepared = R::prepare(&state, values).await?;
     let mut changes = Vec::with_capacity(elements.len());
     for (index, element) in elements.into_iter().enumerate() {
         let element_name = format!("[{index}]");
@@ -483,7 +514,8 @@ pub async fn bulk_update<R: Resource>(
                     map.extend(members);
                 }
                 patch::strip_read_only(&mut document, R::FIELDS);
-                let input = parse_input::<R>(document, &element)?;
+                let mut input = parse_input::<R>(document, &element)?;
+                R::attach_prepared(&mut input, &prepared).map_err(|e| e.within(&element))?;
                 let record = replace_recorded::<R>(
                     c,
                     &writer,

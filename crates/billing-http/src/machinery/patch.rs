@@ -45,6 +45,17 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
                     "the whole document cannot be replaced; patch individual fields",
                 ));
             }
+            let copied = matches!(operation, PatchOperation::Move(_) | PatchOperation::Copy(_));
+            if copied
+                && fields
+                    .iter()
+                    .any(|field| field.name == top && field.access == Access::WriteOnly)
+            {
+                return Err(ApiError::field(
+                    format!("[{index}].path"),
+                    format!("'{top}' is write-only: set it with add or replace and a value"),
+                ));
+            }
             if fields
                 .iter()
                 .any(|field| field.name == top && field.access == Access::ReadOnly)
@@ -57,6 +68,25 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
         }
     }
     Ok(patch)
+}
+
+/// The string values the operations give write-only fields (`add`/`replace` of `/password`).
+pub fn write_only_values(patch: &Patch, fields: &[Field]) -> Vec<String> {
+    let write_only = |path: &str| {
+        fields
+            .iter()
+            .any(|field| field.name == top_level_field(path) && field.access == Access::WriteOnly)
+    };
+    patch
+        .0
+        .iter()
+        .filter_map(|operation| match operation {
+            PatchOperation::Add(op) if write_only(op.path.as_str()) => op.value.as_str(),
+            PatchOperation::Replace(op) if write_only(op.path.as_str()) => op.value.as_str(),
+            _ => None,
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The first segment of a JSON Pointer, unescaped.

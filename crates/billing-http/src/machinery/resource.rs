@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
+use crate::state::AppState;
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
@@ -275,6 +276,23 @@ pub trait Resource: Sized + 'static {
         id: i64,
     ) -> ApiResult<Option<Self::Record>>;
 
+    /// Slow work on the write-only values a request carries (users: hashing passwords), done
+    /// on its own pool before the write transaction opens; the result reaches the input
+    /// through [`Resource::attach_prepared`]. Nothing to do by default.
+    fn prepare(
+        state: &AppState,
+        values: Vec<String>,
+    ) -> impl std::future::Future<Output = ApiResult<Prepared>> {
+        let _ = (state, values);
+        std::future::ready(Ok(Prepared::default()))
+    }
+
+    /// Hands what [`Resource::prepare`] made to an input parsed inside the transaction.
+    fn attach_prepared(input: &mut Self::Input, prepared: &Prepared) -> ApiResult<()> {
+        let _ = (input, prepared);
+        Ok(())
+    }
+
     fn create(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,
@@ -303,6 +321,21 @@ pub trait Resource: Sized + 'static {
     ) -> ApiResult<bool> {
         let _ = (connection, caller, current);
         Err(ApiError::method_not_allowed("GET, HEAD"))
+    }
+}
+
+/// What [`Resource::prepare`] derived from write-only values, by value (a password and its hash).
+#[derive(Debug, Default)]
+pub struct Prepared(std::collections::HashMap<String, String>);
+
+impl Prepared {
+    pub fn insert(&mut self, value: String, derived: String) {
+        self.0.insert(value, derived);
+    }
+
+    /// What was derived from `value`, if it was among the request's write-only values.
+    pub fn derived(&self, value: &str) -> Option<&str> {
+        self.0.get(value).map(String::as_str)
     }
 }
 

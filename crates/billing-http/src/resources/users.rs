@@ -1,7 +1,7 @@
 //! `/v1/users` (decisions §2): API accounts, managed by administrators. `password` is
 //! write-only; `POST` takes one user or an array (all or nothing).
 
-use billing_auth::{AuthenticatedUser, password};
+use billing_auth::AuthenticatedUser;
 use billing_domain::ValidationErrors;
 use billing_domain::query::{FilterKind, ListQuery};
 use billing_domain::roles::{Permission, Role};
@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 use super::common::ID;
 use crate::error::ApiError;
 use crate::machinery::resource::{
-    ApiResult, Field, FieldType, FilterParam, Operations, Resource, page,
+    ApiResult, Field, FieldType, FilterParam, Operations, Prepared, Resource, page,
 };
+use crate::state::AppState;
 use crate::machinery::serde_dates::{serialize_date_time, serialize_optional_date_time};
 
 #[derive(Debug, Clone, Serialize)]
@@ -77,6 +78,10 @@ pub struct UserInput {
     #[serde(default)]
     #[garde(skip)]
     pub password: Option<billing_auth::Secret>,
+    /// The password's hash, made before the write transaction (`Users::prepare`).
+    #[serde(skip)]
+    #[garde(skip)]
+    pub password_hash: Option<String>,
 }
 
 /// A user input that passed every rule.
@@ -109,10 +114,10 @@ impl UserInput {
         if !errors.is_empty() {
             return Err(errors.into());
         }
-        let password_hash = self
-            .password
-            .map(|password| password::hash_password(password.expose()))
-            .transpose()?;
+        if self.password.is_some() && self.password_hash.is_none() {
+            return Err(ApiError::internal("a password reached the write unhashed"));
+        }
+        let password_hash = self.password_hash;
         let mut contract_owner_ids = self.contract_owner_ids;
         contract_owner_ids.sort_unstable();
         contract_owner_ids.dedup();
@@ -250,6 +255,26 @@ impl Resource for Users {
 
     type Record = User;
     type Input = UserInput;
+
+    /// Hashes every password of the request on the bounded hashing pool, before the write
+    /// transaction opens (a malformed one is left to the field checks).
+    async fn prepare(state: &AppState, values: Vec<String>) -> ApiResult<Prepared> {
+        let mut prepared = Prepared::default();
+        for value in values {
+            if check_password("password", &value).is_ok() {
+                let hash = state.auth.hashing().hash(value.clone()).await?;
+                prepared.insert(value, hash);
+            }
+        }
+        Ok(prepared)
+    }
+
+    fn attach_prepared(input: &mut UserInput, prepared: &Prepared) -> ApiResult<()> {
+        if let Some(password) = &input.password {
+            input.password_hash = prepared.derived(password.expose()).map(str::to_owned);
+        }
+        Ok(())
+    }
 
     fn list(
         connection: &mut DbConnection,
