@@ -227,7 +227,10 @@ mod tests {
 
     #[test]
     fn json_names_are_lower_camel_case() {
-        assert_eq!(json_name!(charge_group_category_id), "chargeGroupCategoryId");
+        assert_eq!(
+            json_name!(charge_group_category_id),
+            "chargeGroupCategoryId"
+        );
         assert_eq!(json_name!(name), "name");
         assert_eq!(doc_text(" Name of it."), "Name of it.");
     }

@@ -20,9 +20,9 @@ pub mod countries;
 pub mod currencies;
 pub mod idempotency;
 pub mod locales;
+pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod refresh_tokens;
-pub mod reference_data_source_charge_groups;
 pub mod users;
 
 pub use connection::{Backend, Database, DatabaseConfig, DbConnection};

@@ -163,11 +163,15 @@ fn schema_rs_matches_the_sqlite_migrations() {
 fn schema_rs_matches_the_postgres_migrations() {
     let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
         use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "skipped: PostgreSQL schema check (set TEST_DATABASE_URL)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: PostgreSQL schema check (set TEST_DATABASE_URL)"
+        );
         return;
     };
     let name = format!("schema_{}", uuid::Uuid::new_v4().simple());
-    let url = billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let url =
+        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
     let database = open(Some(url), std::env::temp_dir());
     let tables = database
         .read(|c| Ok::<_, billing_persistence::PersistenceError>(migrated(c)))

@@ -268,7 +268,11 @@ pub async fn create<R: Resource>(
     // Slow work (password hashing) happens here, before the transaction opens.
     let prepared = R::prepare(&state, values).await?;
     for (index, input) in inputs.iter_mut().enumerate() {
-        let element = if many { format!("[{index}]") } else { String::new() };
+        let element = if many {
+            format!("[{index}]")
+        } else {
+            String::new()
+        };
         R::attach_prepared(input, &prepared).map_err(|e| e.within(&element))?;
     }
     let database = state.database.clone();

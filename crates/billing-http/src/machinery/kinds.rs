@@ -3,8 +3,7 @@
 //! The kind's rule itself is the domain's; garde runs it on every body (`required`/`optional`).
 
 use billing_domain::kinds::{
-    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Enum, Id, Kind, Letters, Symbol,
-    Text,
+    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Enum, Id, Kind, Letters, Symbol, Text,
 };
 use billing_domain::query::FilterKind;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -159,6 +158,8 @@ impl<'de> Deserialize<'de> for UtcDateTime {
         let text = String::deserialize(deserializer)?;
         billing_domain::query::parse_utc_date_time(&text)
             .map(UtcDateTime)
-            .ok_or_else(|| serde::de::Error::custom("expected a UTC date-time as yyyy-MM-ddTHH:mm:ssZ"))
+            .ok_or_else(|| {
+                serde::de::Error::custom("expected a UTC date-time as yyyy-MM-ddTHH:mm:ssZ")
+            })
     }
 }

@@ -8,13 +8,16 @@ use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct ChargeGroupCategories;
 
-billing_domain::charge_group_categories!(crate::api_resource, ChargeGroupCategories {
-    path: "charge-group-categories",
-    noun: "charge group category",
-    read: ReadReferenceData,
-    write: WriteReferenceData,
-    storage: billing_persistence::charge_group_categories,
-});
+billing_domain::charge_group_categories!(
+    crate::api_resource,
+    ChargeGroupCategories {
+        path: "charge-group-categories",
+        noun: "charge group category",
+        read: ReadReferenceData,
+        write: WriteReferenceData,
+        storage: billing_persistence::charge_group_categories,
+    }
+);
 
 impl Hooks for ChargeGroupCategories {
     fn check_delete(

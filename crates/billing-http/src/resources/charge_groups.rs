@@ -8,13 +8,16 @@ use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct ChargeGroups;
 
-billing_domain::charge_groups!(crate::api_resource, ChargeGroups {
-    path: "charge-groups",
-    noun: "charge group",
-    read: ReadReferenceData,
-    write: WriteReferenceData,
-    storage: billing_persistence::charge_groups,
-});
+billing_domain::charge_groups!(
+    crate::api_resource,
+    ChargeGroups {
+        path: "charge-groups",
+        noun: "charge group",
+        read: ReadReferenceData,
+        write: WriteReferenceData,
+        storage: billing_persistence::charge_groups,
+    }
+);
 
 impl Hooks for ChargeGroups {
     fn check_delete(

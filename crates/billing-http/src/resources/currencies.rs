@@ -8,13 +8,16 @@ use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct Currencies;
 
-billing_domain::currencies!(crate::api_resource, Currencies {
-    path: "currencies",
-    noun: "currency",
-    read: ReadReferenceData,
-    write: WriteReferenceData,
-    storage: billing_persistence::currencies,
-});
+billing_domain::currencies!(
+    crate::api_resource,
+    Currencies {
+        path: "currencies",
+        noun: "currency",
+        read: ReadReferenceData,
+        write: WriteReferenceData,
+        storage: billing_persistence::currencies,
+    }
+);
 
 impl Hooks for Currencies {
     fn check_delete(

@@ -12,13 +12,16 @@ use crate::machinery::resource::{ApiResult, missing_reference};
 
 pub struct ReferenceDataSourceChargeGroups;
 
-billing_domain::reference_data_source_charge_groups!(crate::api_resource, ReferenceDataSourceChargeGroups {
-    path: "reference-data-source-charge-groups",
-    noun: "reference data source charge group",
-    read: ReadReferenceData,
-    write: WriteReferenceData,
-    storage: billing_persistence::reference_data_source_charge_groups,
-});
+billing_domain::reference_data_source_charge_groups!(
+    crate::api_resource,
+    ReferenceDataSourceChargeGroups {
+        path: "reference-data-source-charge-groups",
+        noun: "reference data source charge group",
+        read: ReadReferenceData,
+        write: WriteReferenceData,
+        storage: billing_persistence::reference_data_source_charge_groups,
+    }
+);
 
 /// 412 when source `source_id` is maintained by the operator; 400 when it does not exist.
 fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {

@@ -16,8 +16,8 @@ use crate::error::ApiError;
 use crate::machinery::resource::{
     ApiResult, Field, FieldType, FilterParam, Operations, Prepared, Resource, page,
 };
-use crate::state::AppState;
 use crate::machinery::serde_dates::{serialize_date_time, serialize_optional_date_time};
+use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -450,16 +450,15 @@ fn bulk_user_create_stays_small(database_url: Option<String>) {
         )
     };
     let bearer = format!("Bearer {}", token(port));
-    let post = |body: serde_json::Value| {
-        match ureq::post(&format!("http://127.0.0.1:{port}/v1/users"))
+    let post =
+        |body: serde_json::Value| match ureq::post(&format!("http://127.0.0.1:{port}/v1/users"))
             .set("Authorization", &bearer)
             .send_json(body)
         {
             Ok(response) => response.status(),
             Err(ureq::Error::Status(status, _)) => status,
             Err(error) => panic!("{error}"),
-        }
-    };
+        };
     assert_eq!(post(users(101)), 400, "over the cap");
     assert_eq!(post(users(100)), 201);
     let peak = peak_resident_mib(server.id());
@@ -480,7 +479,8 @@ fn a_bulk_user_create_of_the_cap_stays_under_200_mib_on_postgres() {
         return;
     };
     let name = format!("billing_bulk_{}", uuid::Uuid::new_v4().simple());
-    let url = billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let url =
+        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
     bulk_user_create_stays_small(Some(url));
     let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
 }
