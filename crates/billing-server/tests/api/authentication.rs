@@ -82,6 +82,28 @@ api_test! {
         assert!(wait > 0 && wait <= 900);
     }
 
+    fn concurrent_wrong_passwords_are_verified_at_most_the_limit(app) {
+        // All 20 start before any is answered: the check and the count must be one step.
+        let barrier = std::sync::Barrier::new(20);
+        let statuses: Vec<u16> = std::thread::scope(|scope| {
+            let attempts: Vec<_> = (0..20)
+                .map(|i| {
+                    let (app, barrier) = (&app, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        sign_in(app, json!({ "username": "admin", "password": format!("wrong-password-{i}") })).status
+                    })
+                })
+                .collect();
+            attempts.into_iter().map(|attempt| attempt.join().expect("attempt")).collect()
+        });
+        let unauthorized = statuses.iter().filter(|status| **status == 401).count();
+        let throttled = statuses.iter().filter(|status| **status == 429).count();
+        assert!(unauthorized <= 5, "{unauthorized} wrong passwords were verified: {statuses:?}");
+        assert_eq!(unauthorized + throttled, 20, "{statuses:?}");
+        sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD })).assert_problem(429);
+    }
+
     fn missing_and_malformed_authorization_get_401_with_a_challenge(app) {
         let missing = app.send("GET", "/v1/currencies?page=1&pageSize=10", None, &[], None);
         missing.assert_problem(401);
