@@ -57,7 +57,10 @@ async fn blocking<T: Send + 'static>(
 }
 
 impl AuthService {
+    /// Builds the service. It makes the dummy hash here (tens of milliseconds of argon2), at
+    /// start-up, so the first sign-in of an unknown user does not pay for it on an async worker.
     pub fn new(database: Database, config: AuthConfig) -> Self {
+        dummy_hash();
         let tokens = AccessTokens::new(
             config.signing_key.expose().as_bytes(),
             &config.issuer,
