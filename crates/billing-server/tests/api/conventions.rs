@@ -186,6 +186,43 @@ api_test! {
         post(&"k".repeat(256), &other).assert_problem(400);
     }
 
+    fn an_idempotent_replay_carries_the_first_etag(app) {
+        let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let post = || app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", "etag-key")], Some(("application/json", body.clone())));
+        let first = post();
+        assert_eq!(first.status, 201, "{}", first.text);
+        let etag = first.header("etag").expect("the first response has an ETag").to_owned();
+        let again = post();
+        assert_eq!(again.header("idempotent-replayed"), Some("true"));
+        assert_eq!(again.header("etag"), Some(etag.as_str()));
+    }
+
+    fn concurrent_posts_with_one_idempotency_key_create_once(app) {
+        let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let barrier = std::sync::Barrier::new(10);
+        let replies: Vec<crate::support::Reply> = std::thread::scope(|scope| {
+            let posts: Vec<_> = (0..10)
+                .map(|_| {
+                    let (app, barrier, body) = (&app, &barrier, &body);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", "same-key")], Some(("application/json", body.clone())))
+                    })
+                })
+                .collect();
+            posts.into_iter().map(|post| post.join().expect("post")).collect()
+        });
+        for reply in &replies {
+            assert_eq!(reply.status, 201, "{}", reply.text);
+            assert_eq!(reply.text, replies[0].text);
+            assert_eq!(reply.header("location"), replies[0].header("location"));
+            assert_eq!(reply.header("etag"), replies[0].header("etag"));
+        }
+        let replayed = replies.iter().filter(|reply| reply.header("idempotent-replayed") == Some("true")).count();
+        assert_eq!(replayed, 9);
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("1"));
+    }
+
     fn json_patch_supports_every_operation_atomically(app) {
         app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01", "endDate": "2026-12-31" }));
         let reply = app.patch(&format!("{PATH}/1"), json!([
