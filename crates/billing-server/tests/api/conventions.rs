@@ -172,6 +172,21 @@ api_test! {
         assert_eq!(app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &current)], None).status, 204);
     }
 
+    fn if_match_compares_strongly_so_a_weak_tag_never_matches(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let etag = app.get(&format!("{PATH}/1")).header("etag").expect("etag").to_owned();
+        assert_eq!(etag, "\"1\"");
+        let body = json!({ "name": "Voice", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let put = |tag: &str| app.send("PUT", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", tag)], Some(("application/json", body.clone())));
+        put("W/\"1\"").assert_problem(412);
+        let ops = json!([{ "op": "replace", "path": "/name", "value": "Other" }]).to_string();
+        app.send("PATCH", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "W/\"1\"")], Some(("application/json-patch+json", ops))).assert_problem(412);
+        app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "W/\"1\"")], None).assert_problem(412);
+        assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Calls", "nothing changed");
+        // A list may mix both kinds: the strong tag matches.
+        assert_eq!(put("W/\"1\", \"1\"").status, 200);
+    }
+
     fn idempotency_keys_replay_the_first_response(app) {
         let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
         let post = |key: &str, body: &str| app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", key)], Some(("application/json", body.to_owned())));
