@@ -332,6 +332,17 @@ fn resource_paths(
         "tags": tag, "summary": format!("Get one {}", resource.noun),
         "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
     }));
+    item.insert("head".into(), json!({
+        "tags": tag, "summary": format!("Check one {} (as GET, without a body)", resource.noun),
+        "description": "Answers exactly as GET would (status, ETag, Content-Type, Content-Length) with no body.",
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+            "description": "Found; no body.",
+            "headers": {
+                "ETag": etag_header["ETag"],
+                "Content-Length": { "description": "The length of the body GET would send.", "schema": { "type": "integer" } }
+            }
+        }))]), &[400, 401, 403, 404]),
+    }));
     if ops.replace {
         item.insert("put".into(), json!({
             "tags": tag, "summary": format!("Replace a {}", resource.noun), "parameters": [if_match],

@@ -1,4 +1,4 @@
-//! The generic handlers: list, exists, get, create, replace, patch and delete for any
+//! The generic handlers: list, exists, get (and HEAD on an item), create, replace, patch and delete for any
 //! [`Resource`], and the one function that routes them.
 
 use actix_web::http::StatusCode;
@@ -549,7 +549,11 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
     if !ops.get {
         return;
     }
-    let mut item = web::resource(format!("/{}/{{id}}", R::PATH)).route(web::get().to(get::<R>));
+    // HEAD answers as GET does (status, ETag, Content-Type, Content-Length); actix sends no
+    // body for a HEAD request.
+    let mut item = web::resource(format!("/{}/{{id}}", R::PATH))
+        .route(web::get().to(get::<R>))
+        .route(web::head().to(get::<R>));
     if ops.replace {
         item = item.route(web::put().to(replace::<R>));
     }
@@ -561,6 +565,7 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
     }
     let allow = allowed(&[
         ("GET", true),
+        ("HEAD", true),
         ("PUT", ops.replace),
         ("PATCH", ops.patch),
         ("DELETE", ops.delete),

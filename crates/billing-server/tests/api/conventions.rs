@@ -113,6 +113,24 @@ api_test! {
         assert_eq!(app.head(&format!("{PATH}?colour=red")).status, 400);
     }
 
+    fn head_on_an_item_answers_like_get_without_a_body(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let get = app.get(&format!("{PATH}/1"));
+        let head = app.head(&format!("{PATH}/1"));
+        assert_eq!(head.status, 200);
+        assert!(head.text.is_empty(), "no body: {}", head.text);
+        assert_eq!(head.header("etag"), get.header("etag"));
+        assert_eq!(head.header("content-type"), Some("application/json"));
+        assert_eq!(head.header("content-length"), Some(get.text.len().to_string().as_str()));
+        let missing = app.head(&format!("{PATH}/999"));
+        assert_eq!(missing.status, 404);
+        assert!(missing.text.is_empty());
+        assert_eq!(app.head(&format!("{PATH}/abc")).status, 400);
+        let refused = app.send("POST", &format!("{PATH}/1"), Some(&app.admin_token), &[], None);
+        refused.assert_problem(405);
+        assert_eq!(refused.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
+    }
+
     fn bodies_are_checked_before_anything_is_written(app) {
         let send = |content_type: &str, body: &str| app.send("POST", PATH, Some(&app.admin_token), &[], Some((content_type, body.to_owned())));
         send("text/plain", "{}").assert_problem(415);
