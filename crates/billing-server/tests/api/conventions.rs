@@ -21,6 +21,20 @@ fn seed(app: &TestApp) {
     }
 }
 
+/// `value` percent-encoded for a query string (every non-ASCII byte).
+fn utf8_percent(value: &str) -> String {
+    value
+        .bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() {
+                (byte as char).to_string()
+            } else {
+                format!("%{byte:02X}")
+            }
+        })
+        .collect()
+}
+
 fn names(reply: &crate::support::Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.text);
     reply
@@ -89,6 +103,19 @@ api_test! {
         // % and _ are literals inside like:
         assert!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:%25"))).is_empty());
         assert!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:C_lls"))).is_empty());
+    }
+
+    fn like_folds_case_for_every_unicode_letter(app) {
+        for name in ["École", "Straße", "Ωmega", "Calls"] {
+            app.create(PATH, json!({ "name": name, "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        }
+        let like = |value: &str| names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:{}", utf8_percent(value))));
+        assert_eq!(like("école"), vec!["École"]);
+        assert_eq!(like("ÉCOLE"), vec!["École"]);
+        assert_eq!(like("cOlE"), vec!["École"]);
+        assert_eq!(like("STRASSE"), Vec::<String>::new(), "folding is lower-casing, not full case folding");
+        assert_eq!(like("STRAßE"), vec!["Straße"]);
+        assert_eq!(like("ωMEGA"), vec!["Ωmega"]);
     }
 
     fn date_filters_and_gtn_includes_open_ended(app) {
