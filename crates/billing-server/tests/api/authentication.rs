@@ -66,6 +66,10 @@ api_test! {
         sign_in(&app, json!({ "username": "admin" })).assert_problem(400);
         sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD, "extra": 1 })).assert_problem(400);
         sign_in(&app, json!({ "username": 5, "password": ADMIN_PASSWORD })).assert_problem(400);
+        // What the OpenAPI document says: username 1..100, password 1..1024 characters.
+        assert_eq!(sign_in(&app, json!({ "username": "", "password": ADMIN_PASSWORD })).error_fields(), vec!["username"]);
+        assert_eq!(sign_in(&app, json!({ "username": "admin", "password": "" })).error_fields(), vec!["password"]);
+        assert_eq!(sign_in(&app, json!({ "username": "admin", "password": "p".repeat(1025) })).error_fields(), vec!["password"]);
         let broken = app.send("POST", "/v1/authenticate", None, &[], Some(("application/json", "{\"username\":".into())));
         broken.assert_problem(400);
         let form = app.send("POST", "/v1/authenticate", None, &[], Some(("text/plain", "{}".into())));

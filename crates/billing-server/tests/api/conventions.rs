@@ -322,6 +322,11 @@ api_test! {
         app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
         let item = format!("{PATH}/1");
         assert_eq!(app.patch(&item, json!([{ "op": "replace", "path": "/id", "value": 7 }])).error_fields(), vec!["[0].path"]);
+        // Pointers name a member: never the whole document, always starting with /.
+        assert_eq!(app.patch(&item, json!([{ "op": "replace", "path": "", "value": {} }])).error_fields(), vec!["[0].path"]);
+        assert_eq!(app.patch(&item, json!([{ "op": "test", "path": "/name", "value": "Calls" }, { "op": "test", "path": "", "value": {} }])).error_fields(), vec!["[1].path"]);
+        assert_eq!(app.patch(&item, json!([{ "op": "copy", "from": "", "path": "/name" }])).error_fields(), vec!["[0].from"]);
+        app.patch(&item, json!([{ "op": "replace", "path": "name", "value": "X" }])).assert_problem(400);
         assert_eq!(app.patch(&item, json!([{ "op": "add", "path": "/colour", "value": "red" }])).error_fields(), vec!["colour"]);
         app.patch(&item, json!([{ "op": "jump", "path": "/name" }])).assert_problem(400);
         app.patch(&item, json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])).assert_problem(400);
