@@ -102,11 +102,18 @@ fn constant_time_equal(left: &[u8], right: &[u8]) -> bool {
             == 0
 }
 
+static DUMMY: OnceLock<String> = OnceLock::new();
+
 /// A valid hash of no one's password, verified against when a username is unknown so the
-/// answer takes as long as for a known user.
+/// answer takes as long as for a known user. Made once, by the first call: `AuthService::new`
+/// makes that call, so no sign-in pays for it.
 pub fn dummy_hash() -> &'static str {
-    static DUMMY: OnceLock<String> = OnceLock::new();
     DUMMY.get_or_init(|| hash_password("no-such-user-dummy-password").unwrap_or_default())
+}
+
+/// True once [`dummy_hash`] has been made.
+pub fn dummy_hash_is_ready() -> bool {
+    DUMMY.get().is_some()
 }
 
 type Job = Box<dyn FnOnce() + Send>;

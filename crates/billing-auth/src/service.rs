@@ -57,7 +57,10 @@ async fn blocking<T: Send + 'static>(
 }
 
 impl AuthService {
+    /// Builds the service. It makes the dummy hash here (tens of milliseconds of argon2), at
+    /// start-up, so the first sign-in of an unknown user does not pay for it on an async worker.
     pub fn new(database: Database, config: AuthConfig) -> Self {
+        dummy_hash();
         let tokens = AccessTokens::new(
             config.signing_key.expose().as_bytes(),
             &config.issuer,
@@ -91,9 +94,41 @@ impl AuthService {
         {
             return Err(AuthError::BrandMismatch);
         }
-        self.throttle
-            .check(username, client_address, Instant::now())
+        // The slot is taken before anything is checked, so simultaneous attempts cannot all
+        // pass the limit; it counts as a failure unless the attempt succeeds.
+        let slot = self
+            .throttle
+            .reserve(username, client_address, Instant::now())
             .map_err(|retry_after| AuthError::TooManyAttempts { retry_after })?;
+        let user = match self.verify(username, password).await {
+            Ok(Some(user)) => user,
+            Ok(None) => {
+                self.throttle.failed(slot);
+                return Err(AuthError::InvalidCredentials);
+            }
+            Err(error) => {
+                self.throttle.abandoned(slot);
+                return Err(error);
+            }
+        };
+        self.throttle.succeeded(slot);
+        let database = self.database.clone();
+        let lifetime = self.config.refresh_token_lifetime;
+        let (refresh, user) = blocking(move || {
+            Ok(database.write(|c| {
+                users::record_login(c, user.id, billing_persistence::now())?;
+                let family = uuid::Uuid::new_v4().to_string();
+                let refresh = store_refresh_token(c, user.id, family, lifetime)?;
+                Ok::<_, PersistenceError>((refresh, user))
+            })?)
+        })
+        .await?;
+        self.pair(&user, refresh)
+    }
+
+    /// The active user `username` if `password` is theirs. Unknown user, wrong password and
+    /// inactive user all give `None` after the same work.
+    async fn verify(&self, username: &str, password: Secret) -> Result<Option<UserRow>, AuthError> {
         let database = self.database.clone();
         let name = username.to_owned();
         // A name no user can have (control characters) is not looked up: PostgreSQL refuses NUL.
@@ -109,27 +144,7 @@ impl AuthService {
             .hashing
             .verify(password.expose().to_owned(), hash)
             .await?;
-        let user = match user {
-            Some(user) if matches && user.active => user,
-            _ => {
-                self.throttle
-                    .record_failure(username, client_address, Instant::now());
-                return Err(AuthError::InvalidCredentials);
-            }
-        };
-        self.throttle.record_success(username);
-        let database = self.database.clone();
-        let lifetime = self.config.refresh_token_lifetime;
-        let (refresh, user) = blocking(move || {
-            Ok(database.write(|c| {
-                users::record_login(c, user.id, billing_persistence::now())?;
-                let family = uuid::Uuid::new_v4().to_string();
-                let refresh = store_refresh_token(c, user.id, family, lifetime)?;
-                Ok::<_, PersistenceError>((refresh, user))
-            })?)
-        })
-        .await?;
-        self.pair(&user, refresh)
+        Ok(user.filter(|user| matches && user.active))
     }
 
     /// Exchanges a refresh token for a new pair. A used token presented again revokes its whole

@@ -1,6 +1,7 @@
 //! Codes with their own pattern: ISO 3166 countries and ISO 4217 currencies.
 
 use crate::countries::COUNTRIES;
+use crate::currency_codes::CURRENCY_CODES;
 use crate::error::ValidationErrors;
 
 /// An ISO 3166-1 alpha-2 code that names a country of [`COUNTRIES`].
@@ -31,7 +32,7 @@ impl CountryCode {
     }
 }
 
-/// Three capital letters, the shape of an ISO 4217 code.
+/// An ISO 4217 alphabetic code in current use (one of [`CURRENCY_CODES`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CurrencyCode(String);
 
@@ -41,6 +42,12 @@ impl CurrencyCode {
             return Err(ValidationErrors::single(
                 field,
                 "must be three capital letters (ISO 4217)",
+            ));
+        }
+        if CURRENCY_CODES.binary_search(&value).is_err() {
+            return Err(ValidationErrors::single(
+                field,
+                format!("'{value}' is not an ISO 4217 currency code"),
             ));
         }
         Ok(Self(value.to_owned()))
@@ -70,5 +77,22 @@ mod tests {
         assert!(CurrencyCode::parse("code", "GBP").is_ok());
         assert!(CurrencyCode::parse("code", "GB").is_err());
         assert!(CurrencyCode::parse("code", "gbp").is_err());
+    }
+
+    #[test]
+    fn currency_codes_must_be_iso_4217() {
+        for code in ["EUR", "USD", "JPY", "XAU", "XCG", "ZWG"] {
+            assert_eq!(
+                CurrencyCode::parse("code", code).map(|c| c.as_str().to_owned()),
+                Ok(code.to_owned())
+            );
+        }
+        insta::assert_snapshot!(CurrencyCode::parse("code", "XYZ").unwrap_err(), @"code: 'XYZ' is not an ISO 4217 currency code");
+        for withdrawn in ["HRK", "ZWL", "DEM"] {
+            assert!(
+                CurrencyCode::parse("code", withdrawn).is_err(),
+                "{withdrawn}"
+            );
+        }
     }
 }

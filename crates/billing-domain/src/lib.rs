@@ -8,6 +8,7 @@
 
 pub mod codes;
 pub mod countries;
+pub mod currency_codes;
 pub mod dates;
 pub mod error;
 pub mod kinds;

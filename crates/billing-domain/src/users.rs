@@ -7,6 +7,13 @@ use crate::text::check_length;
 pub const PASSWORD_MIN_CHARS: usize = 12;
 pub const PASSWORD_MAX_CHARS: usize = 128;
 
+/// What [`check_password`] requires besides the length, as a regular expression (unanchored,
+/// as JSON Schema reads `pattern`): a character that is not whitespace. Whitespace is Unicode's
+/// `White_Space` (what `str::trim` removes), listed so every regex dialect reads it alike.
+/// Any other character is accepted.
+pub const PASSWORD_PATTERN: &str =
+    "[^\\t-\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]";
+
 /// 1..100 characters: letters, digits and `. - _ @`.
 pub fn check_username(field: &str, value: &str) -> Result<(), ValidationErrors> {
     check_length(field, value, 1, 100)?;

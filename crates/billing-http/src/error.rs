@@ -165,6 +165,11 @@ impl ApiError {
     pub fn detail(&self) -> &str {
         &self.0.detail
     }
+
+    /// The cause of a 5xx (never sent to clients), else the detail: for logs and the command line.
+    pub fn cause_or_detail(&self) -> &str {
+        self.0.cause.as_deref().unwrap_or(&self.0.detail)
+    }
 }
 
 impl std::fmt::Display for ApiError {

@@ -146,6 +146,9 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
             schema["type"] = json!([kind, "null"]);
         }
         schema["description"] = json!(field.description);
+        if field.non_empty {
+            schema["minItems"] = json!(1);
+        }
         if !input && field.access == Access::ReadOnly {
             schema["readOnly"] = json!(true);
         }
@@ -162,30 +165,103 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
     json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
 }
 
-fn problem(description: &str) -> Value {
-    json!({ "description": description, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } })
+/// Every error response, once: status, name under `components.responses`, description, and
+/// the header it carries, if any. Operations refer to them by `$ref`.
+const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
+    (
+        400,
+        "BadRequest",
+        "Invalid request: the body, a parameter or a field breaks a rule (errors names each field).",
+        None,
+    ),
+    (
+        401,
+        "Unauthorized",
+        "Missing, malformed, expired or invalid bearer token, inactive user, or wrong credentials.",
+        Some("WWW-Authenticate"),
+    ),
+    (
+        403,
+        "Forbidden",
+        "The user's roles lack the permission, or the record is outside the user's contract owners.",
+        None,
+    ),
+    (
+        404,
+        "NotFound",
+        "No record with this id, or no such route.",
+        None,
+    ),
+    (
+        405,
+        "MethodNotAllowed",
+        "Method not allowed on this path (see Allow).",
+        Some("Allow"),
+    ),
+    (
+        409,
+        "Conflict",
+        "Conflict: duplicate, still referenced, concurrent change, reused Idempotency-Key or failed test operation.",
+        None,
+    ),
+    (
+        412,
+        "PreconditionFailed",
+        "If-Match does not match, or the data belongs to a source with siMaintained = true.",
+        None,
+    ),
+    (
+        413,
+        "PayloadTooLarge",
+        "The body is larger than the limit.",
+        None,
+    ),
+    (415, "UnsupportedMediaType", "Wrong Content-Type.", None),
+    (
+        429,
+        "TooManyRequests",
+        "Too many failed sign-ins (see Retry-After).",
+        Some("Retry-After"),
+    ),
+    (
+        503,
+        "ServiceUnavailable",
+        "The database is busy or unreachable, or the password hashing queue is full (see Retry-After).",
+        Some("Retry-After"),
+    ),
+];
+
+/// `components.responses`: one problem+json response per error status.
+fn error_response_components() -> Map<String, Value> {
+    ERROR_RESPONSES
+        .iter()
+        .map(|(_, name, description, header)| {
+            let mut response = json!({ "description": description, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } });
+            if let Some(header) = header {
+                let text = match *header {
+                    "WWW-Authenticate" => "Bearer challenge (RFC 6750).",
+                    "Allow" => "The methods this path answers.",
+                    _ => "Seconds to wait before trying again.",
+                };
+                response["headers"] = json!({ *header: { "description": text, "schema": { "type": "string" } } });
+            }
+            ((*name).to_owned(), response)
+        })
+        .collect()
+}
+
+/// A `$ref` to the error response of `status` (see [`ERROR_RESPONSES`]).
+fn error_ref(status: u16) -> Option<Value> {
+    ERROR_RESPONSES
+        .iter()
+        .find(|(code, ..)| *code == status)
+        .map(|(_, name, ..)| json!({ "$ref": format!("#/components/responses/{name}") }))
 }
 
 fn errors(statuses: &[u16]) -> Map<String, Value> {
     statuses
         .iter()
-        .map(|status| {
-            let text = match status {
-                400 => "Invalid request: the body, a parameter or a field breaks a rule (errors names each field).",
-                401 => "Missing, malformed, expired or invalid bearer token, or inactive user.",
-                403 => "The user's roles lack the permission.",
-                404 => "No record with this id.",
-                405 => "Method not allowed on this path (see Allow).",
-                409 => "Conflict: duplicate, still referenced, concurrent change, reused Idempotency-Key or failed test operation.",
-                412 => "If-Match does not match, or the data belongs to a source with siMaintained = true.",
-                413 => "The body is larger than the limit.",
-                415 => "Wrong Content-Type.",
-                429 => "Too many failed sign-ins (see Retry-After).",
-                503 => "The database is busy or unreachable (see Retry-After).",
-                _ => "Error.",
-            };
-            (status.to_string(), problem(text))
-        })
+        .filter_map(|status| Some((status.to_string(), error_ref(*status)?)))
         .collect()
 }
 
@@ -268,7 +344,7 @@ fn resource_paths(
     let tag = [resource.path];
     let ops = resource.operations;
     let etag_header = json!({ "ETag": { "description": "Version of the record, for If-Match.", "schema": { "type": "string" } } });
-    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412).", "schema": { "type": "string", "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
 
     let mut collection = Map::new();
     collection.insert("get".into(), json!({
@@ -290,7 +366,7 @@ fn resource_paths(
         "responses": {
             "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
             "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
-            "400": { "description": "Invalid filter." }, "401": { "description": "Not authenticated." }, "403": { "description": "Missing permission." }
+            "400": error_ref(400), "401": error_ref(401), "403": error_ref(403)
         }
     }));
     if ops.create || ops.replace || ops.patch || ops.bulk_update {
@@ -336,6 +412,17 @@ fn resource_paths(
         "tags": tag, "summary": format!("Get one {}", resource.noun),
         "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
     }));
+    item.insert("head".into(), json!({
+        "tags": tag, "summary": format!("Check one {} (as GET, without a body)", resource.noun),
+        "description": "Answers exactly as GET would (status, ETag, Content-Type, Content-Length) with no body.",
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+            "description": "Found; no body.",
+            "headers": {
+                "ETag": etag_header["ETag"],
+                "Content-Length": { "description": "The length of the body GET would send.", "schema": { "type": "integer" } }
+            }
+        }))]), &[400, 401, 403, 404]),
+    }));
     if ops.replace {
         item.insert("put".into(), json!({
             "tags": tag, "summary": format!("Replace a {}", resource.noun), "parameters": [if_match],
@@ -378,8 +465,9 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
     paths.insert("/v1/authenticate".into(), json!({ "post": {
         "tags": ["authentication"], "summary": "Sign in", "security": [],
         "requestBody": json_body(json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
-            "brand": { "type": "string", "description": "When given, must match the deployment's brand." },
-            "username": { "type": "string" }, "password": { "type": "string", "writeOnly": true }
+            "brand": { "type": "string", "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand." },
+            "username": { "type": "string", "minLength": 1, "maxLength": 100 },
+            "password": { "type": "string", "minLength": 1, "maxLength": crate::routes::authentication::SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true }
         }}), "application/json"),
         "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens.clone())]), &[400, 401, 413, 415, 429, 503]),
     }}));
@@ -403,7 +491,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
     }}));
     let health = |summary: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [],
-        "responses": { "200": { "description": "Healthy." }, "503": problem("Not ready.") } } })
+        "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })
     };
     paths.insert("/health/live".into(), health("The process is up"));
     paths.insert("/health/ready".into(), health("The database answers"));
@@ -419,6 +507,15 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [],
         "responses": { "200": { "description": "OpenAPI 3.1 document." } } } }),
     );
+}
+
+/// A JSON Pointer (RFC 6901) to a member, as the server accepts it in a patch: `/` and then
+/// reference tokens with `~` escaped as `~0` or `~1`; never `""` (the whole document).
+const JSON_POINTER_PATTERN: &str = "^(/([^/~]|~[01])*)+$";
+
+fn json_pointer(description: &str) -> Value {
+    json!({ "type": "string", "pattern": JSON_POINTER_PATTERN,
+        "description": format!("{description} A JSON Pointer (RFC 6901) to a member, such as /name; the whole document (\"\") cannot be patched.") })
 }
 
 /// The whole document.
@@ -439,7 +536,9 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
     }}));
     schemas.insert("JsonPatch".into(), json!({ "type": "array", "maxItems": 1000, "items": { "type": "object", "required": ["op", "path"], "properties": {
         "op": { "type": "string", "enum": ["add", "remove", "replace", "move", "copy", "test"] },
-        "path": { "type": "string", "description": "JSON Pointer" }, "value": {}, "from": { "type": "string" }
+        "path": json_pointer("The member the operation applies to."),
+        "value": {},
+        "from": json_pointer("The member a move or copy takes its value from.")
     }}}));
     json!({
         "openapi": "3.1.0",
@@ -455,6 +554,7 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
         "paths": paths,
         "components": {
             "schemas": schemas,
+            "responses": error_response_components(),
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT" } }
         }
     })
@@ -538,6 +638,146 @@ mod tests {
                 );
             }
         }
+    }
+
+    fn pattern_at(document: &serde_json::Value, pointer: &str) -> regex::Regex {
+        let pattern = document
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_else(|| panic!("no pattern at {pointer}"));
+        regex::Regex::new(pattern).expect("compiles")
+    }
+
+    /// The password, roles, sign-in and JSON Patch schemas accept what the server accepts.
+    #[test]
+    fn body_schemas_agree_with_the_server() {
+        use billing_domain::users::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, check_password};
+        let document = crate::openapi_document();
+        let schemas = &document["components"]["schemas"];
+
+        let password = &schemas["UserInput"]["properties"]["password"];
+        assert_eq!(password["minLength"], PASSWORD_MIN_CHARS);
+        assert_eq!(password["maxLength"], PASSWORD_MAX_CHARS);
+        let pattern = pattern_at(
+            &document,
+            "/components/schemas/UserInput/properties/password/pattern",
+        );
+        for sample in [
+            "correct <horse> battery",
+            "pässwörd-ünïcode-ok",
+            "tab\tand\nnewline",
+            "aaaaaaaaaaaa",
+            "            ",
+            "\t\n\r\u{b}\u{c}       ",
+            "\u{85}\u{a0}\u{1680}\u{2000}\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}  ",
+            "\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}\u{feff}",
+            "\u{200b}           ",
+        ] {
+            assert_eq!(
+                pattern.is_match(sample),
+                check_password("password", sample).is_ok(),
+                "{sample:?}"
+            );
+        }
+
+        for schema in [&schemas["UserInput"], &schemas["User"]] {
+            assert_eq!(schema["properties"]["roles"]["minItems"], 1);
+        }
+        let bulk = &document["paths"]["/v1/users"]["patch"]["requestBody"]["content"]["application/json"]
+            ["schema"]["items"];
+        assert_eq!(bulk["properties"]["roles"]["minItems"], 1);
+        assert!(
+            billing_domain::users::parse_roles("roles", &[]).is_err(),
+            "the server refuses an empty list"
+        );
+
+        let sign_in = &document["paths"]["/v1/authenticate"]["post"]["requestBody"]["content"]["application/json"]
+            ["schema"]["properties"];
+        let accepted = |body: serde_json::Value| {
+            let request: crate::routes::authentication::AuthenticateRequest =
+                serde_json::from_value(body).expect("the shape");
+            crate::machinery::request::validate(&request).is_ok() && request.check().is_ok()
+        };
+        let documented = |member: &str, value: &str| {
+            let length = value.chars().count() as u64;
+            let schema = &sign_in[member];
+            schema["minLength"].as_u64().is_none_or(|min| length >= min)
+                && schema["maxLength"].as_u64().is_none_or(|max| length <= max)
+        };
+        for (member, value) in [
+            ("username", ""),
+            ("username", "admin"),
+            ("username", &"u".repeat(100)),
+            ("username", &"u".repeat(101)),
+            ("password", ""),
+            ("password", "x"),
+            ("password", &"p".repeat(1024)),
+            ("password", &"p".repeat(1025)),
+            ("brand", ""),
+            ("brand", "acme"),
+            ("brand", &"b".repeat(101)),
+        ] {
+            let mut body = serde_json::json!({ "username": "admin", "password": "secret" });
+            body[member] = serde_json::json!(value);
+            assert_eq!(
+                accepted(body),
+                documented(member, value),
+                "{member} = {value:?}"
+            );
+        }
+
+        let fields = <crate::resources::users::Users as super::Resource>::FIELDS;
+        for member in ["path", "from"] {
+            let pointer = pattern_at(
+                &document,
+                &format!("/components/schemas/JsonPatch/items/properties/{member}/pattern"),
+            );
+            for sample in [
+                "", "/", "/name", "a/b", "name", "/a~1b", "/a~0b", "/a~2b", "/~", "//x", "/email/0",
+            ] {
+                let operation = if member == "path" {
+                    serde_json::json!([{ "op": "test", "path": sample, "value": 1 }])
+                } else {
+                    serde_json::json!([{ "op": "copy", "from": sample, "path": "/email" }])
+                };
+                assert_eq!(
+                    pointer.is_match(sample),
+                    crate::machinery::patch::parse_patch(operation, fields).is_ok(),
+                    "{member} = {sample:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_error_response_is_a_shared_component() {
+        let document = crate::openapi_document();
+        let responses = &document["components"]["responses"];
+        let mut references = 0;
+        for (path, item) in document["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().expect("item") {
+                let Some(answers) = operation["responses"].as_object() else {
+                    continue;
+                };
+                for (status, response) in answers {
+                    let code: u16 = status.parse().expect("a status");
+                    let problem =
+                        code >= 400 && !(method == "head" && code == 404 && !path.ends_with("}"));
+                    if !problem {
+                        continue;
+                    }
+                    let reference = response["$ref"]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("{method} {path} {status} is inlined"));
+                    let name = reference
+                        .strip_prefix("#/components/responses/")
+                        .expect("a response reference");
+                    assert!(responses.get(name).is_some(), "{reference}");
+                    references += 1;
+                }
+            }
+        }
+        assert!(references > 100);
     }
 
     #[test]

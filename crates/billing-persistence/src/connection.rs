@@ -59,7 +59,8 @@ impl DatabaseConfig {
 }
 
 /// Settings every SQLite connection gets: wait for locks instead of failing, write-ahead log,
-/// durable commits (an acknowledged write survives a crash), foreign keys enforced.
+/// durable commits (an acknowledged write survives a crash), foreign keys enforced. Every
+/// SQLite connection also gets a Unicode `lower` (`list::register_unicode_lower`).
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
      PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
 
@@ -72,6 +73,7 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup 
             sqlite
                 .batch_execute(SQLITE_PRAGMAS)
                 .map_err(diesel::r2d2::Error::QueryError)?;
+            crate::list::register_unicode_lower(sqlite).map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
     }
@@ -120,6 +122,7 @@ impl Database {
                 let mut first = diesel::SqliteConnection::establish(&url)
                     .map_err(|e| PersistenceError::Connection(e.to_string()))?;
                 first.batch_execute(SQLITE_PRAGMAS)?;
+                crate::list::register_unicode_lower(&mut first)?;
                 first
                     .run_pending_migrations(SQLITE_MIGRATIONS)
                     .map_err(|e| PersistenceError::Migration(e.to_string()))?;

@@ -6,8 +6,31 @@
 use billing_domain::query::{Filter, TextFilter};
 
 diesel::define_sql_function! {
-    /// SQL `lower` (ASCII-only on SQLite, full Unicode on PostgreSQL).
+    /// SQL `lower`. Full Unicode on both backends: PostgreSQL folds by the database's ctype
+    /// (UTF-8), and SQLite's built-in (ASCII only) is replaced on every connection by
+    /// [`register_unicode_lower`].
     fn lower(value: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+diesel::define_sql_function! {
+    /// The same SQL `lower`, declared for NULL too: the signature the SQLite replacement is
+    /// registered with, so a NULL column gives NULL instead of an error.
+    #[sql_name = "lower"]
+    fn lower_nullable(
+        value: diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    ) -> diesel::sql_types::Nullable<diesel::sql_types::Text>;
+}
+
+/// Replaces SQLite's built-in `lower(text)`, which folds ASCII letters only, by Rust's
+/// `str::to_lowercase` (every Unicode letter), so `like:école` finds "École" as on PostgreSQL.
+/// An application-defined function overrides the built-in of the same name and arity; it must
+/// be registered on every connection.
+pub fn register_unicode_lower(
+    connection: &mut diesel::SqliteConnection,
+) -> diesel::QueryResult<()> {
+    lower_nullable_utils::register_impl(connection, |value: Option<String>| {
+        value.map(|text| text.to_lowercase())
+    })
 }
 
 /// A `LIKE` pattern matching `value` as a literal substring, lower-cased; escape char `\`.
@@ -264,6 +287,32 @@ macro_rules! define_crud {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sqlite_lower_folds_every_unicode_letter_once_registered() {
+        use diesel::prelude::*;
+        let mut connection = diesel::SqliteConnection::establish(":memory:").expect("sqlite");
+        let lowered = |connection: &mut diesel::SqliteConnection, value: Option<&str>| {
+            diesel::select(lower_nullable(value.map(str::to_owned)))
+                .get_result::<Option<String>>(connection)
+                .expect("select")
+        };
+        assert_eq!(
+            lowered(&mut connection, Some("ÉCOLE")).as_deref(),
+            Some("École"),
+            "the built-in folds ASCII only"
+        );
+        register_unicode_lower(&mut connection).expect("registered");
+        assert_eq!(
+            lowered(&mut connection, Some("ÉCOLE Ω")).as_deref(),
+            Some("école ω")
+        );
+        assert_eq!(lowered(&mut connection, None), None);
+        let text: String = diesel::select(lower("STRAẞE"))
+            .get_result(&mut connection)
+            .expect("select");
+        assert_eq!(text, "straße");
+    }
 
     #[test]
     fn contains_pattern_escapes_wildcards() {

@@ -39,6 +39,7 @@ diesel::table! {
         response_body -> Text,
         location -> Nullable<Text>,
         created_date -> Timestamp,
+        etag -> Nullable<Text>,
     }
 }
 

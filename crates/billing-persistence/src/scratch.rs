@@ -24,6 +24,10 @@ pub fn with_database_name(url: &str, name: &str) -> String {
 }
 
 /// Creates database `name` on the server `server_url` points at; returns the new URL.
+///
+/// The database is UTF-8 with the `C.UTF-8` locale whatever the server's default, so `lower()`
+/// folds every Unicode letter (as the service needs for `like:`) and text sorts by code point
+/// (as on SQLite). A server without that locale gets its default database instead.
 pub fn create_postgres_database(server_url: &str, name: &str) -> PersistenceResult<String> {
     if !name
         .chars()
@@ -35,7 +39,14 @@ pub fn create_postgres_database(server_url: &str, name: &str) -> PersistenceResu
     }
     let mut connection = PgConnection::establish(server_url)
         .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-    connection.batch_execute(&format!("CREATE DATABASE {name}"))?;
+    let unicode = format!(
+        "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' \
+         LC_CTYPE 'C.UTF-8' LC_COLLATE 'C.UTF-8'"
+    );
+    if let Err(error) = connection.batch_execute(&unicode) {
+        tracing::warn!(%error, "no C.UTF-8 locale: the scratch database gets the server's default");
+        connection.batch_execute(&format!("CREATE DATABASE {name}"))?;
+    }
     Ok(with_database_name(server_url, name))
 }
 

@@ -3,15 +3,37 @@
 use std::io::Write;
 use std::path::Path;
 
+use billing_auth::service::principal_of;
 use billing_auth::{Secret, password, refresh_token};
+use billing_domain::ValidationErrors;
 use billing_domain::roles::Role;
-use billing_domain::users::{check_password, check_username, parse_roles};
+use billing_domain::users::{check_email, check_password, check_username, parse_roles};
+use billing_http::machinery::audit;
+use billing_http::resources::users::{User, Users};
 use billing_persistence::Database;
 use billing_persistence::users::{self, NewUser, join_list};
 
 use crate::ServerError;
 
 const KEY_FILE: &str = "jwt-signing-key";
+
+/// Where a user made outside the API came from: the `requestId` of its audit event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The first administrator, made on first start.
+    FirstStart,
+    /// `billing create-user`.
+    CommandLine,
+}
+
+impl Origin {
+    pub fn request_id(self) -> &'static str {
+        match self {
+            Origin::FirstStart => "first-start",
+            Origin::CommandLine => "cli-create-user",
+        }
+    }
+}
 
 /// The configured secret, or the one kept in `data_dir` (generated, owner-only, on first start).
 pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, ServerError> {
@@ -50,17 +72,28 @@ pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, 
     Ok(Secret::new(key))
 }
 
-/// Creates a user (the CLI's `create-user` and the first administrator).
+/// Creates a user (the CLI's `create-user` and the first administrator), checked by the same
+/// rules as the API's, with the audit event an API create leaves: the new user is the actor
+/// (no one is signed in), and `origin` stands in for the request id.
 pub fn create_user(
     database: &Database,
     username: &str,
     password_text: &str,
     role_codes: &[String],
     email: Option<String>,
+    origin: Origin,
 ) -> Result<i64, ServerError> {
-    check_username("username", username).map_err(|e| ServerError::Config(e.to_string()))?;
-    check_password("password", password_text).map_err(|e| ServerError::Config(e.to_string()))?;
-    let roles = parse_roles("roles", role_codes).map_err(|e| ServerError::Config(e.to_string()))?;
+    let mut errors = ValidationErrors::default();
+    errors.collect(check_username("username", username));
+    errors.collect(check_password("password", password_text));
+    if let Some(email) = &email {
+        errors.collect(check_email("email", email));
+    }
+    let roles = errors.collect(parse_roles("roles", role_codes));
+    let roles = match roles {
+        Some(roles) if errors.is_empty() => roles,
+        _ => return Err(ServerError::InvalidUser(errors.to_string())),
+    };
     let hash =
         password::hash_password(password_text).map_err(|e| ServerError::Config(e.to_string()))?;
     let now = billing_persistence::now();
@@ -75,7 +108,17 @@ pub fn create_user(
         created_date: now,
         updated_date: now,
     };
-    let row = database.write(|c| users::insert(c, &user))?;
+    let row = database.write(|c| {
+        let row = users::insert(c, &user)?;
+        audit::record_created_outside_api::<Users>(
+            c,
+            principal_of(&row),
+            origin.request_id(),
+            &User::from(row.clone()),
+        )
+        .map_err(|e| ServerError::Audit(e.cause_or_detail().to_owned()))?;
+        Ok::<_, ServerError>(row)
+    })?;
     Ok(row.id)
 }
 
@@ -97,7 +140,14 @@ pub fn ensure_first_administrator(
         &password,
         &[Role::Administrator.code().to_owned()],
         None,
-    )?;
+        Origin::FirstStart,
+    )
+    .map_err(|error| match error {
+        ServerError::InvalidUser(why) => {
+            ServerError::Config(format!("BILLING_ADMIN_PASSWORD: {why}"))
+        }
+        other => other,
+    })?;
     if generated {
         // Printed to the console once, never logged.
         println!("Created the first administrator: username admin, password {password}");

@@ -27,6 +27,11 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Batch(String),
+    /// A user the command line or first start would create breaks the API's rules.
+    #[error("invalid user: {0}")]
+    InvalidUser(String),
+    #[error("cannot record the audit event: {0}")]
+    Audit(String),
 }
 
 pub fn open_database(settings: &Settings) -> Result<Database, ServerError> {

@@ -150,7 +150,14 @@ fn create_user(
         }
     };
     let database = open_database(settings)?;
-    let id = bootstrap::create_user(&database, username, &password, roles, email)?;
+    let id = bootstrap::create_user(
+        &database,
+        username,
+        &password,
+        roles,
+        email,
+        bootstrap::Origin::CommandLine,
+    )?;
     println!("created user {username} with id {id}");
     Ok(())
 }

@@ -7,6 +7,7 @@ use billing_persistence::DbConnection;
 use billing_persistence::audit_events::{self, NewAuditEvent};
 use serde_json::Value;
 
+use super::resource::Resource;
 use crate::error::ApiError;
 use crate::request_context;
 
@@ -72,4 +73,30 @@ pub fn record(
         },
     )?;
     Ok(())
+}
+
+/// Records the creation of `record` made outside any request (the first administrator at
+/// start-up, `billing create-user`), exactly as the API records its own creates: the record as
+/// the API shows it, `actor` as who wrote, and `origin` in place of a request id.
+pub fn record_created_outside_api<R: Resource>(
+    connection: &mut DbConnection,
+    actor: AuthenticatedUser,
+    origin: &str,
+    record: &R::Record,
+) -> Result<(), ApiError> {
+    let after = serde_json::to_value(record)
+        .map_err(|e| ApiError::internal(format!("cannot serialize a record: {e}")))?;
+    let writer = Writer {
+        caller: actor,
+        request_id: origin.to_owned(),
+    };
+    self::record(
+        connection,
+        &writer,
+        Action::Create,
+        R::PATH,
+        R::id(record),
+        None,
+        Some(&after),
+    )
 }

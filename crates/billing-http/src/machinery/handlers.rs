@@ -1,4 +1,4 @@
-//! The generic handlers: list, exists, get, create, replace, patch and delete for any
+//! The generic handlers: list, exists, get (and HEAD on an item), create, replace, patch and delete for any
 //! [`Resource`], and the one function that routes them.
 
 use actix_web::http::StatusCode;
@@ -278,10 +278,13 @@ pub async fn create<R: Resource>(
     let database = state.database.clone();
     let stored = web::block(move || {
         database.write(|c| {
-            if let Some(key) = &key
-                && let Some(stored) = idempotency::replay(c, caller.id, key, &fingerprint)?
-            {
-                return Ok((stored, true));
+            if let Some(key) = &key {
+                // A concurrent request with the same key waits here for this one to commit,
+                // then finds its response below instead of racing it to the insert.
+                idempotency::serialize(c, caller.id, key)?;
+                if let Some(stored) = idempotency::replay(c, caller.id, key, &fingerprint)? {
+                    return Ok((stored, true));
+                }
             }
             let mut records = Vec::with_capacity(inputs.len());
             for (index, input) in inputs.into_iter().enumerate() {
@@ -302,20 +305,24 @@ pub async fn create<R: Resource>(
                 )?;
                 records.push(record);
             }
-            let (body, location, version) = if many {
+            let (body, location, etag) = if many {
                 (to_json(&records)?, None, None)
             } else {
                 let record = records
                     .first()
                     .ok_or_else(|| ApiError::internal("create returned nothing"))?;
                 let location = format!("/v1/{}/{}", R::PATH, R::id(record));
-                (to_json(record)?, Some(location), Some(R::version(record)))
+                (
+                    to_json(record)?,
+                    Some(location),
+                    Some(etag(R::version(record))),
+                )
             };
             let response = StoredResponse {
                 status: R::CREATED_STATUS,
                 body: body.to_string(),
                 location,
-                version,
+                etag,
             };
             if let Some(key) = key {
                 idempotency::remember(c, caller.id, key, fingerprint, &response)?;
@@ -331,8 +338,8 @@ pub async fn create<R: Resource>(
     if let Some(location) = &response.location {
         builder.insert_header((header::LOCATION, location.as_str()));
     }
-    if let Some(version) = response.version {
-        builder.insert_header((header::ETAG, etag(version)));
+    if let Some(etag) = &response.etag {
+        builder.insert_header((header::ETAG, etag.as_str()));
     }
     if replayed {
         builder.insert_header(("Idempotent-Replayed", "true"));
@@ -578,7 +585,11 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
     if !ops.get {
         return;
     }
-    let mut item = web::resource(format!("/{}/{{id}}", R::PATH)).route(web::get().to(get::<R>));
+    // HEAD answers as GET does (status, ETag, Content-Type, Content-Length); actix sends no
+    // body for a HEAD request.
+    let mut item = web::resource(format!("/{}/{{id}}", R::PATH))
+        .route(web::get().to(get::<R>))
+        .route(web::head().to(get::<R>));
     if ops.replace {
         item = item.route(web::put().to(replace::<R>));
     }
@@ -590,6 +601,7 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
     }
     let allow = allowed(&[
         ("GET", true),
+        ("HEAD", true),
         ("PUT", ops.replace),
         ("PATCH", ops.patch),
         ("DELETE", ops.delete),

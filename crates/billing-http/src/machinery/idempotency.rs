@@ -51,12 +51,20 @@ pub struct StoredResponse {
     pub status: u16,
     pub body: String,
     pub location: Option<String>,
-    /// The version of a single created record (not kept for replays: it may have changed since).
-    pub version: Option<i64>,
+    /// The `ETag` of a single created record, as first sent (a replay sends it again even if
+    /// the record has changed since: the replay is the first response).
+    pub etag: Option<String>,
 }
 
 fn not_before() -> chrono::NaiveDateTime {
     billing_persistence::now() - chrono::Duration::hours(RETENTION_HOURS)
+}
+
+/// Makes requests with the same key (for this user) take turns until the transaction ends;
+/// call it in the write transaction, before [`replay`].
+pub fn serialize(connection: &mut DbConnection, user_id: i64, key: &str) -> Result<(), ApiError> {
+    idempotency::lock(connection, user_id, key)?;
+    Ok(())
 }
 
 /// The stored response for this key, or a 409 when the key was used for another request.
@@ -72,7 +80,7 @@ pub fn replay(
             status: u16::try_from(row.response_status).unwrap_or(200),
             body: row.response_body,
             location: row.location,
-            version: None,
+            etag: row.etag,
         })),
         Some(_) => Err(ApiError::conflict(
             "this Idempotency-Key was already used with a different request",
@@ -97,6 +105,7 @@ pub fn remember(
             response_body: response.body.clone(),
             location: response.location.clone(),
             created_date: billing_persistence::now(),
+            etag: response.etag.clone(),
         },
         not_before(),
     )?;

@@ -1,5 +1,6 @@
 //! JSON Patch (RFC 6902) on a resource's JSON form: all six operations, applied all or nothing.
-//! Read-only fields cannot be touched; a failed `test` is a 409.
+//! Read-only fields cannot be touched, pointers must name a member (never the whole document:
+//! `""`); a failed `test` is a 409.
 
 use json_patch::{Patch, PatchErrorKind, PatchOperation};
 use serde_json::Value;
@@ -10,7 +11,8 @@ use crate::error::ApiError;
 /// The most operations one patch may carry.
 pub const MAX_OPERATIONS: usize = 1000;
 
-/// Parses a patch document and refuses operations that would change read-only fields.
+/// Parses a patch document: pointers are RFC 6901 and name a member (the whole document, `""`,
+/// is refused as `path` or `from`), and no operation changes a read-only field.
 pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
     if !body.is_array() {
         return Err(ApiError::field(
@@ -29,22 +31,31 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
         ));
     }
     for (index, operation) in patch.0.iter().enumerate() {
-        let touched: Vec<String> = match operation {
-            PatchOperation::Add(op) => vec![op.path.to_string()],
-            PatchOperation::Remove(op) => vec![op.path.to_string()],
-            PatchOperation::Replace(op) => vec![op.path.to_string()],
-            PatchOperation::Move(op) => vec![op.path.to_string(), op.from.to_string()],
-            PatchOperation::Copy(op) => vec![op.path.to_string()],
-            PatchOperation::Test(_) => Vec::new(),
+        let (path, from) = match operation {
+            PatchOperation::Add(op) => (op.path.to_string(), None),
+            PatchOperation::Remove(op) => (op.path.to_string(), None),
+            PatchOperation::Replace(op) => (op.path.to_string(), None),
+            PatchOperation::Move(op) => (op.path.to_string(), Some(op.from.to_string())),
+            PatchOperation::Copy(op) => (op.path.to_string(), Some(op.from.to_string())),
+            PatchOperation::Test(op) => (op.path.to_string(), None),
         };
-        for path in touched {
-            let top = top_level_field(&path);
-            if path.is_empty() {
+        // Every pointer names a member: the whole document ("") is never a target or source.
+        for (member, pointer) in [("path", Some(&path)), ("from", from.as_ref())] {
+            if pointer.is_some_and(String::is_empty) {
                 return Err(ApiError::field(
-                    format!("[{index}].path"),
-                    "the whole document cannot be replaced; patch individual fields",
+                    format!("[{index}].{member}"),
+                    "the whole document cannot be patched; point to a member (/name)",
                 ));
             }
+        }
+        // What the operation changes: its path (a test changes nothing), and a move's source.
+        let changed = match operation {
+            PatchOperation::Test(_) => Vec::new(),
+            PatchOperation::Move(_) => [Some(&path), from.as_ref()].into_iter().flatten().collect(),
+            _ => vec![&path],
+        };
+        for pointer in changed {
+            let top = top_level_field(pointer);
             let copied = matches!(operation, PatchOperation::Move(_) | PatchOperation::Copy(_));
             if copied
                 && fields

@@ -87,7 +87,8 @@ pub fn reject_query(request: &HttpRequest) -> Result<(), ApiError> {
 /// What an `If-Match` header accepts: `None` when absent, `Some(None)` for `*`, else the tags.
 pub type IfMatch = Option<Option<Vec<String>>>;
 
-/// The versions an `If-Match` header accepts.
+/// The entity tags of an `If-Match` header, as written: weak ones keep their `W/`, so the
+/// strong comparison of [`check_if_match`] never matches them.
 pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
     let Some(value) = request.headers().get(header::IF_MATCH) else {
         return Ok(None);
@@ -99,13 +100,11 @@ pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
     if text == "*" {
         return Ok(Some(None));
     }
-    let tags: Vec<String> = text
-        .split(',')
-        .map(|tag| tag.trim().trim_start_matches("W/").to_owned())
-        .collect();
+    let tags: Vec<String> = text.split(',').map(|tag| tag.trim().to_owned()).collect();
+    let quoted = |tag: &str| tag.len() >= 2 && tag.starts_with('"') && tag.ends_with('"');
     if tags
         .iter()
-        .any(|tag| tag.len() < 2 || !tag.starts_with('"') || !tag.ends_with('"'))
+        .any(|tag| !quoted(tag.strip_prefix("W/").unwrap_or(tag)))
     {
         return Err(ApiError::field(
             "If-Match",
@@ -120,7 +119,8 @@ pub fn etag(version: i64) -> String {
     format!("\"{version}\"")
 }
 
-/// 412 unless `condition` (from [`if_match`]) accepts `version`.
+/// 412 unless `condition` (from [`if_match`]) accepts `version`. The comparison is strong
+/// (RFC 9110 §13.1.1): `"3"` matches version 3, `W/"3"` matches nothing.
 pub fn check_if_match(
     condition: &Option<Option<Vec<String>>>,
     version: i64,
@@ -264,5 +264,24 @@ mod tests {
                 .as_u16(),
             412
         );
+    }
+
+    fn if_match_of(value: &str) -> Result<IfMatch, ApiError> {
+        let request = actix_web::test::TestRequest::default()
+            .insert_header((header::IF_MATCH, value))
+            .to_http_request();
+        if_match(&request)
+    }
+
+    #[test]
+    fn a_weak_tag_never_matches() {
+        let weak = if_match_of("W/\"3\"").expect("a weak tag is well-formed");
+        assert_eq!(check_if_match(&weak, 3).unwrap_err().status().as_u16(), 412);
+        let mixed = if_match_of("W/\"3\", \"3\"").expect("well-formed");
+        assert!(check_if_match(&mixed, 3).is_ok());
+        assert!(check_if_match(&if_match_of(" \"3\" ").expect("well-formed"), 3).is_ok());
+        for malformed in ["W/3", "3", "W/", "\"3\", x"] {
+            assert!(if_match_of(malformed).is_err(), "{malformed}");
+        }
     }
 }

@@ -66,6 +66,8 @@ pub struct Field {
     pub required: bool,
     /// May be `null` (or left out) in a body and is `null` in a response when unset.
     pub nullable: bool,
+    /// An array that must hold at least one element (documented as `minItems: 1`).
+    pub non_empty: bool,
     pub description: &'static str,
 }
 
@@ -84,6 +86,7 @@ impl Field {
             access,
             required,
             nullable,
+            non_empty: false,
             description,
         }
     }
@@ -150,6 +153,12 @@ impl Field {
 
     pub const fn nullable(mut self) -> Self {
         self.nullable = true;
+        self
+    }
+
+    /// An array the server refuses when empty.
+    pub const fn non_empty(mut self) -> Self {
+        self.non_empty = true;
         self
     }
 

@@ -201,7 +201,8 @@ impl Resource for Users {
                 "READ_ONLY",
             ])),
             "Role codes (see /v1/user-roles).",
-        ),
+        )
+        .non_empty(),
         Field::optional(
             "contractOwnerIds",
             FieldType::Array(&FieldType::Id),
@@ -226,8 +227,12 @@ impl Resource for Users {
         .nullable(),
         Field::write_only(
             "password",
-            FieldType::Text { min: 12, max: 128 },
-            "Required on create; never returned.",
+            FieldType::Pattern {
+                pattern: billing_domain::users::PASSWORD_PATTERN,
+                min: 12,
+                max: 128,
+            },
+            "12..128 characters of any kind, not only whitespace. Required on create; never returned.",
         ),
     ];
     const FILTERS: &'static [FilterParam] = &[

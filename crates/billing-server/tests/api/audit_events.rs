@@ -13,10 +13,11 @@ api_test! {
         assert_eq!(app.delete(&format!("{path}/1")).status, 204);
         let reply = app.get("/v1/audit-events?page=1&pageSize=10&resource=charge-group-categories&recordId=1&sort=id");
         assert_eq!(reply.status, 200, "{}", reply.text);
+        // Event 1 is the first administrator's creation at start-up.
         insta::assert_json_snapshot!(reply.json(), { "[].occurredAt" => "[time]", "[1].requestId" => "[id]", "[2].requestId" => "[id]" }, @r#"
         [
           {
-            "id": 1,
+            "id": 2,
             "occurredAt": "[time]",
             "userId": 1,
             "username": "admin",
@@ -34,7 +35,7 @@ api_test! {
             "requestId": "req-create"
           },
           {
-            "id": 2,
+            "id": 3,
             "occurredAt": "[time]",
             "userId": 1,
             "username": "admin",
@@ -58,7 +59,7 @@ api_test! {
             "requestId": "[id]"
           },
           {
-            "id": 3,
+            "id": 4,
             "occurredAt": "[time]",
             "userId": 1,
             "username": "admin",
@@ -79,10 +80,46 @@ api_test! {
         "#);
     }
 
+    fn the_first_administrator_is_created_with_an_audit_event(app) {
+        let reply = app.get("/v1/audit-events?page=1&pageSize=10&resource=users");
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        insta::assert_json_snapshot!(reply.json(), {
+            "[].occurredAt" => "[time]", "[].after.createdDate" => "[time]", "[].after.updatedDate" => "[time]"
+        }, @r#"
+        [
+          {
+            "id": 1,
+            "occurredAt": "[time]",
+            "userId": 1,
+            "username": "admin",
+            "action": "CREATE",
+            "resource": "users",
+            "recordId": 1,
+            "before": null,
+            "after": {
+              "id": 1,
+              "username": "admin",
+              "email": null,
+              "active": true,
+              "roles": [
+                "ADMINISTRATOR"
+              ],
+              "contractOwnerIds": [],
+              "createdDate": "[time]",
+              "updatedDate": "[time]",
+              "lastLoginDate": null
+            },
+            "requestId": "first-start"
+          }
+        ]
+        "#);
+        assert!(!reply.text.contains("argon2"), "no password hash");
+    }
+
     fn the_trail_never_holds_secrets_and_is_for_administrators(app) {
         let token = app.user_with_roles("manager", &["BILLING_MANAGER"]);
         let trail = app.get("/v1/audit-events?page=1&pageSize=10&resource=users");
-        assert_eq!(trail.header("x-total-count"), Some("1"));
+        assert_eq!(trail.header("x-total-count"), Some("2"), "the first administrator and manager");
         assert!(!trail.text.contains("a-long-enough-password") && !trail.text.contains("argon2"));
         app.get_as(&token, "/v1/audit-events?page=1&pageSize=10").assert_problem(403);
         app.send("POST", "/v1/audit-events", Some(&app.admin_token), &[], Some(("application/json", "{}".into()))).assert_problem(405);

@@ -66,6 +66,10 @@ api_test! {
         sign_in(&app, json!({ "username": "admin" })).assert_problem(400);
         sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD, "extra": 1 })).assert_problem(400);
         sign_in(&app, json!({ "username": 5, "password": ADMIN_PASSWORD })).assert_problem(400);
+        // What the OpenAPI document says: username 1..100, password 1..1024 characters.
+        assert_eq!(sign_in(&app, json!({ "username": "", "password": ADMIN_PASSWORD })).error_fields(), vec!["username"]);
+        assert_eq!(sign_in(&app, json!({ "username": "admin", "password": "" })).error_fields(), vec!["password"]);
+        assert_eq!(sign_in(&app, json!({ "username": "admin", "password": "p".repeat(1025) })).error_fields(), vec!["password"]);
         let broken = app.send("POST", "/v1/authenticate", None, &[], Some(("application/json", "{\"username\":".into())));
         broken.assert_problem(400);
         let form = app.send("POST", "/v1/authenticate", None, &[], Some(("text/plain", "{}".into())));
@@ -80,6 +84,28 @@ api_test! {
         reply.assert_problem(429);
         let wait: u64 = reply.header("retry-after").expect("Retry-After").parse().expect("seconds");
         assert!(wait > 0 && wait <= 900);
+    }
+
+    fn concurrent_wrong_passwords_are_verified_at_most_the_limit(app) {
+        // All 20 start before any is answered: the check and the count must be one step.
+        let barrier = std::sync::Barrier::new(20);
+        let statuses: Vec<u16> = std::thread::scope(|scope| {
+            let attempts: Vec<_> = (0..20)
+                .map(|i| {
+                    let (app, barrier) = (&app, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        sign_in(app, json!({ "username": "admin", "password": format!("wrong-password-{i}") })).status
+                    })
+                })
+                .collect();
+            attempts.into_iter().map(|attempt| attempt.join().expect("attempt")).collect()
+        });
+        let unauthorized = statuses.iter().filter(|status| **status == 401).count();
+        let throttled = statuses.iter().filter(|status| **status == 429).count();
+        assert!(unauthorized <= 5, "{unauthorized} wrong passwords were verified: {statuses:?}");
+        assert_eq!(unauthorized + throttled, 20, "{statuses:?}");
+        sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD })).assert_problem(429);
     }
 
     fn missing_and_malformed_authorization_get_401_with_a_challenge(app) {

@@ -17,6 +17,28 @@ fn billing(
         .expect("run billing")
 }
 
+/// The audit trail of the SQLite database in `data_dir`, oldest first.
+fn audit_events(
+    data_dir: &std::path::Path,
+) -> Vec<billing_persistence::audit_events::AuditEventRow> {
+    let database = billing_persistence::Database::open(&billing_persistence::DatabaseConfig {
+        url: None,
+        data_dir: data_dir.to_owned(),
+        pool_size: 1,
+        connection_timeout: std::time::Duration::from_secs(5),
+    })
+    .expect("open the database");
+    database
+        .read(|c| {
+            billing_persistence::audit_events::list(
+                c,
+                &billing_domain::query::ListQuery::everything(),
+            )
+        })
+        .expect("audit events")
+        .0
+}
+
 fn scratch() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("billing_cli_{}", uuid::Uuid::new_v4().simple()))
 }
@@ -70,6 +92,72 @@ fn migrate_then_create_user_from_the_environment() {
         String::from_utf8_lossy(&created.stdout).trim(),
         "created user ops with id 1"
     );
+    let events = audit_events(&dir);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let event = &events[0];
+    assert_eq!(
+        (
+            event.action.as_str(),
+            event.resource.as_str(),
+            event.record_id,
+            event.request_id.as_str()
+        ),
+        ("CREATE", "users", 1, "cli-create-user")
+    );
+    assert_eq!((event.user_id, event.username.as_str()), (1, "ops"));
+    let after: serde_json::Value =
+        serde_json::from_str(event.after_state.as_deref().expect("after")).expect("JSON");
+    assert_eq!(
+        after["roles"],
+        serde_json::json!(["BILLING_MANAGER", "READ_ONLY"])
+    );
+    assert!(
+        after.get("password").is_none()
+            && !event
+                .after_state
+                .as_deref()
+                .unwrap_or_default()
+                .contains("argon2")
+    );
+    let bad_email = billing(
+        &dir,
+        &[
+            "create-user",
+            "--username",
+            "mailer",
+            "--roles",
+            "READ_ONLY",
+            "--email",
+            "not an email",
+        ],
+        &[("BILLING_NEW_USER_PASSWORD", "a-long-enough-password")],
+    );
+    assert!(!bad_email.status.success());
+    let message = String::from_utf8_lossy(&bad_email.stderr);
+    assert!(
+        message.contains("email: must be an email address"),
+        "{message}"
+    );
+    assert_eq!(audit_events(&dir).len(), 1, "nothing was written");
+    let with_email = billing(
+        &dir,
+        &[
+            "create-user",
+            "--username",
+            "mailer",
+            "--roles",
+            "READ_ONLY",
+            "--email",
+            "mailer@example.com",
+        ],
+        &[("BILLING_NEW_USER_PASSWORD", "a-long-enough-password")],
+    );
+    assert!(
+        with_email.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with_email.stderr)
+    );
+    assert_eq!(audit_events(&dir).len(), 2);
     let weak = billing(
         &dir,
         &["create-user", "--username", "weak", "--roles", "READ_ONLY"],

@@ -21,6 +21,20 @@ fn seed(app: &TestApp) {
     }
 }
 
+/// `value` percent-encoded for a query string (every non-ASCII byte).
+fn utf8_percent(value: &str) -> String {
+    value
+        .bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() {
+                (byte as char).to_string()
+            } else {
+                format!("%{byte:02X}")
+            }
+        })
+        .collect()
+}
+
 fn names(reply: &crate::support::Reply) -> Vec<String> {
     assert_eq!(reply.status, 200, "{}", reply.text);
     reply
@@ -91,6 +105,19 @@ api_test! {
         assert!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:C_lls"))).is_empty());
     }
 
+    fn like_folds_case_for_every_unicode_letter(app) {
+        for name in ["École", "Straße", "Ωmega", "Calls"] {
+            app.create(PATH, json!({ "name": name, "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        }
+        let like = |value: &str| names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:{}", utf8_percent(value))));
+        assert_eq!(like("école"), vec!["École"]);
+        assert_eq!(like("ÉCOLE"), vec!["École"]);
+        assert_eq!(like("cOlE"), vec!["École"]);
+        assert_eq!(like("STRASSE"), Vec::<String>::new(), "folding is lower-casing, not full case folding");
+        assert_eq!(like("STRAßE"), vec!["Straße"]);
+        assert_eq!(like("ωMEGA"), vec!["Ωmega"]);
+    }
+
     fn date_filters_and_gtn_includes_open_ended(app) {
         seed(&app);
         assert_eq!(names(&app.get(&format!("{PATH}?page=1&pageSize=10&startDate=2026-01-01"))), vec!["Calls", "calls abroad"]);
@@ -111,6 +138,24 @@ api_test! {
         let none = app.head(&format!("{PATH}?name=Nothing"));
         assert_eq!((none.status, none.header("x-total-count")), (404, Some("0")));
         assert_eq!(app.head(&format!("{PATH}?colour=red")).status, 400);
+    }
+
+    fn head_on_an_item_answers_like_get_without_a_body(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let get = app.get(&format!("{PATH}/1"));
+        let head = app.head(&format!("{PATH}/1"));
+        assert_eq!(head.status, 200);
+        assert!(head.text.is_empty(), "no body: {}", head.text);
+        assert_eq!(head.header("etag"), get.header("etag"));
+        assert_eq!(head.header("content-type"), Some("application/json"));
+        assert_eq!(head.header("content-length"), Some(get.text.len().to_string().as_str()));
+        let missing = app.head(&format!("{PATH}/999"));
+        assert_eq!(missing.status, 404);
+        assert!(missing.text.is_empty());
+        assert_eq!(app.head(&format!("{PATH}/abc")).status, 400);
+        let refused = app.send("POST", &format!("{PATH}/1"), Some(&app.admin_token), &[], None);
+        refused.assert_problem(405);
+        assert_eq!(refused.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
     }
 
     fn bodies_are_checked_before_anything_is_written(app) {
@@ -172,6 +217,21 @@ api_test! {
         assert_eq!(app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &current)], None).status, 204);
     }
 
+    fn if_match_compares_strongly_so_a_weak_tag_never_matches(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let etag = app.get(&format!("{PATH}/1")).header("etag").expect("etag").to_owned();
+        assert_eq!(etag, "\"1\"");
+        let body = json!({ "name": "Voice", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let put = |tag: &str| app.send("PUT", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", tag)], Some(("application/json", body.clone())));
+        put("W/\"1\"").assert_problem(412);
+        let ops = json!([{ "op": "replace", "path": "/name", "value": "Other" }]).to_string();
+        app.send("PATCH", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "W/\"1\"")], Some(("application/json-patch+json", ops))).assert_problem(412);
+        app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "W/\"1\"")], None).assert_problem(412);
+        assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Calls", "nothing changed");
+        // A list may mix both kinds: the strong tag matches.
+        assert_eq!(put("W/\"1\", \"1\"").status, 200);
+    }
+
     fn idempotency_keys_replay_the_first_response(app) {
         let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
         let post = |key: &str, body: &str| app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", key)], Some(("application/json", body.to_owned())));
@@ -184,6 +244,43 @@ api_test! {
         let other = json!({ "name": "Data", "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string();
         post("key-1", &other).assert_problem(409);
         post(&"k".repeat(256), &other).assert_problem(400);
+    }
+
+    fn an_idempotent_replay_carries_the_first_etag(app) {
+        let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let post = || app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", "etag-key")], Some(("application/json", body.clone())));
+        let first = post();
+        assert_eq!(first.status, 201, "{}", first.text);
+        let etag = first.header("etag").expect("the first response has an ETag").to_owned();
+        let again = post();
+        assert_eq!(again.header("idempotent-replayed"), Some("true"));
+        assert_eq!(again.header("etag"), Some(etag.as_str()));
+    }
+
+    fn concurrent_posts_with_one_idempotency_key_create_once(app) {
+        let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let barrier = std::sync::Barrier::new(10);
+        let replies: Vec<crate::support::Reply> = std::thread::scope(|scope| {
+            let posts: Vec<_> = (0..10)
+                .map(|_| {
+                    let (app, barrier, body) = (&app, &barrier, &body);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", "same-key")], Some(("application/json", body.clone())))
+                    })
+                })
+                .collect();
+            posts.into_iter().map(|post| post.join().expect("post")).collect()
+        });
+        for reply in &replies {
+            assert_eq!(reply.status, 201, "{}", reply.text);
+            assert_eq!(reply.text, replies[0].text);
+            assert_eq!(reply.header("location"), replies[0].header("location"));
+            assert_eq!(reply.header("etag"), replies[0].header("etag"));
+        }
+        let replayed = replies.iter().filter(|reply| reply.header("idempotent-replayed") == Some("true")).count();
+        assert_eq!(replayed, 9);
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("1"));
     }
 
     fn json_patch_supports_every_operation_atomically(app) {
@@ -225,6 +322,11 @@ api_test! {
         app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
         let item = format!("{PATH}/1");
         assert_eq!(app.patch(&item, json!([{ "op": "replace", "path": "/id", "value": 7 }])).error_fields(), vec!["[0].path"]);
+        // Pointers name a member: never the whole document, always starting with /.
+        assert_eq!(app.patch(&item, json!([{ "op": "replace", "path": "", "value": {} }])).error_fields(), vec!["[0].path"]);
+        assert_eq!(app.patch(&item, json!([{ "op": "test", "path": "/name", "value": "Calls" }, { "op": "test", "path": "", "value": {} }])).error_fields(), vec!["[1].path"]);
+        assert_eq!(app.patch(&item, json!([{ "op": "copy", "from": "", "path": "/name" }])).error_fields(), vec!["[0].from"]);
+        app.patch(&item, json!([{ "op": "replace", "path": "name", "value": "X" }])).assert_problem(400);
         assert_eq!(app.patch(&item, json!([{ "op": "add", "path": "/colour", "value": "red" }])).error_fields(), vec!["colour"]);
         app.patch(&item, json!([{ "op": "jump", "path": "/name" }])).assert_problem(400);
         app.patch(&item, json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])).assert_problem(400);

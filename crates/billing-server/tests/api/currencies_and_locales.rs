@@ -38,6 +38,21 @@ api_test! {
         app.post("/v1/currencies", currency_body("GBP")).assert_problem(409);
     }
 
+    fn currency_codes_must_be_iso_4217(app) {
+        let unknown = app.post("/v1/currencies", currency_body("XYZ"));
+        let problem = unknown.assert_problem(400);
+        assert_eq!(unknown.error_fields(), vec!["code"]);
+        assert_eq!(problem["errors"][0]["message"], "'XYZ' is not an ISO 4217 currency code");
+        for code in ["USD", "JPY", "CHF", "XCG", "ZWG"] {
+            assert_eq!(app.post("/v1/currencies", currency_body(code)).status, 201, "{code}");
+        }
+        let replaced = app.put("/v1/currencies/1", currency_body("XYZ"));
+        assert_eq!(replaced.error_fields(), vec!["code"]);
+        let patched = app.patch("/v1/currencies/1", json!([{ "op": "replace", "path": "/code", "value": "ABC" }]));
+        assert_eq!(patched.error_fields(), vec!["code"]);
+        assert_eq!(app.get("/v1/currencies?page=1&pageSize=10").header("x-total-count"), Some("5"));
+    }
+
     fn locales_join_country_and_currency(app) {
         let currency = app.create("/v1/currencies", currency_body("EUR"));
         let locale = app.post("/v1/locales", json!({ "country": { "code": "IE" }, "currency": { "id": currency["id"] } }));

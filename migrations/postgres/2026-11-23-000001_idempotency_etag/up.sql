@@ -1,0 +1,3 @@
+-- The ETag of a stored create response, sent again on replay (postgres); kept in step with the other backend.
+
+ALTER TABLE idempotency_keys ADD COLUMN etag TEXT;
