@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::codes::{CountryCode as CountryCodeValue, CurrencyCode as CurrencyCodeValue};
-use crate::text::{check_length, check_text};
+use crate::text::{AsciiLetters, check_text};
 
 // Code sets are named in declarations (`Enum<ChargingUnitType>`) and resolved here.
 pub use crate::reference_data::ChargingUnitType;
@@ -54,12 +54,7 @@ impl<const MIN: usize, const MAX: usize> Kind for Letters<MIN, MAX> {
     type Value = String;
 
     fn check(value: &String) -> Result<(), String> {
-        message(check_length("", value, MIN, MAX))?;
-        if value.chars().all(|c| c.is_ascii_alphabetic()) {
-            Ok(())
-        } else {
-            Err("must contain only letters a-z and A-Z".into())
-        }
+        message(AsciiLetters::<MIN, MAX>::parse("", value.as_str()).map(drop))
     }
 }
 

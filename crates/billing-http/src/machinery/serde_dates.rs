@@ -10,17 +10,6 @@ pub fn deserialize_date<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Na
     parse_date(&text).ok_or_else(|| serde::de::Error::custom("expected a date as yyyy-MM-dd"))
 }
 
-pub fn deserialize_optional_date<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<NaiveDate>, D::Error> {
-    match Option::<String>::deserialize(deserializer)? {
-        None => Ok(None),
-        Some(text) => parse_date(&text)
-            .map(Some)
-            .ok_or_else(|| serde::de::Error::custom("expected a date as yyyy-MM-dd")),
-    }
-}
-
 /// Date-times are written as `2026-11-22T10:15:00Z` (fractions of a second when present).
 pub fn serialize_date_time<S: Serializer>(
     value: &NaiveDateTime,
