@@ -40,6 +40,17 @@ pub enum TextFilter {
     Contains(String),
 }
 
+impl TextFilter {
+    /// Whether `value` passes, for lists held in memory (`like:` folds case as storage does).
+    pub fn matches(&self, value: &str) -> bool {
+        match self {
+            TextFilter::Equals(wanted) => value == wanted,
+            TextFilter::AnyOf(wanted) => wanted.iter().any(|wanted| wanted == value),
+            TextFilter::Contains(part) => value.to_lowercase().contains(&part.to_lowercase()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DateFilter {
     On(NaiveDate),

@@ -89,11 +89,6 @@ pub fn application(
                     web::post().to(routes::authentication::revoke),
                 ))
                 .service(single(
-                    "/user-roles",
-                    "GET",
-                    web::get().to(routes::user_roles::list),
-                ))
-                .service(single(
                     "/openapi.json",
                     "GET",
                     web::get().to(routes::documentation::openapi),

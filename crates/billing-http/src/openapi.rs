@@ -482,13 +482,6 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         "requestBody": refresh_body,
         "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Revoked." }))]), &[400, 413, 415]),
     }}));
-    paths.insert("/v1/user-roles".into(), json!({ "get": {
-        "tags": ["users"], "summary": "The built-in roles and their permissions",
-        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({ "description": "Every role.", "content": { "application/json": { "schema": {
-            "type": "array", "items": { "type": "object", "properties": {
-                "code": { "type": "string" }, "name": { "type": "string" }, "description": { "type": "string" },
-                "permissions": { "type": "array", "items": { "type": "string" } } } } } } } }))]), &[400, 401]),
-    }}));
     let health = |summary: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [],
         "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })

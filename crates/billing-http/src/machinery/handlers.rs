@@ -13,7 +13,7 @@ use super::idempotency::{self, StoredResponse};
 use super::list::{link_header, parse_list_params, project};
 use super::patch;
 use super::request::{
-    BodyKind, Caller, IfMatch, check_if_match, deserialize, etag, if_match, path_id, query_pairs,
+    BodyKind, Caller, IfMatch, check_if_match, deserialize, if_match, path_id, query_pairs,
     read_json, reject_query, validate,
 };
 use super::resource::{Access, Resource, not_found};
@@ -64,8 +64,8 @@ fn lost_race(conditional: bool) -> ApiError {
     }
 }
 
-fn with_etag(mut response: HttpResponse, version: i64) -> HttpResponse {
-    if let Ok(value) = HeaderValue::from_str(&etag(version)) {
+fn with_etag(mut response: HttpResponse, tag: &str) -> HttpResponse {
+    if let Ok(value) = HeaderValue::from_str(tag) {
         response.headers_mut().insert(header::ETAG, value);
     }
     response
@@ -79,7 +79,7 @@ fn current<R: Resource>(
     condition: &IfMatch,
 ) -> Result<R::Record, ApiError> {
     let record = R::find(connection, caller, id)?.ok_or_else(|| not_found::<R>(id))?;
-    check_if_match(condition, R::version(&record))?;
+    check_if_match(condition, &R::entity_tag(&record))?;
     Ok(record)
 }
 
@@ -112,7 +112,7 @@ fn replace_recorded<R: Resource>(
 fn record_response<R: Resource>(record: &R::Record) -> Handled {
     Ok(with_etag(
         HttpResponse::Ok().json(to_json(record)?),
-        R::version(record),
+        &R::entity_tag(record),
     ))
 }
 
@@ -225,7 +225,7 @@ pub async fn get<R: Resource>(
         .ok_or_else(|| not_found::<R>(id))?;
     Ok(with_etag(
         HttpResponse::Ok().json(to_json(&record)?),
-        R::version(&record),
+        &R::entity_tag(&record),
     ))
 }
 
@@ -315,7 +315,7 @@ pub async fn create<R: Resource>(
                 (
                     to_json(record)?,
                     Some(location),
-                    Some(etag(R::version(record))),
+                    Some(R::entity_tag(record)),
                 )
             };
             let response = StoredResponse {

@@ -226,7 +226,21 @@ impl Operations {
 /// A record's identity and version: its `Location`, its `ETag`, the version an update expects.
 pub trait Versioned {
     fn id(&self) -> i64;
+    /// The stored row's version: what an update expects.
     fn version(&self) -> i64;
+
+    /// The versions, in order, of every stored row the JSON form shows: its own and those of
+    /// the records it embeds (a source shows its locale and that locale's currency). The
+    /// `ETag` is made of all of them, so it changes whenever the body would.
+    fn shown_versions(&self) -> Vec<i64> {
+        vec![self.version()]
+    }
+
+    /// The strong entity tag of the JSON form: `"3"`, or `"3.1.2"` with embedded records.
+    fn entity_tag(&self) -> String {
+        let versions: Vec<String> = self.shown_versions().iter().map(i64::to_string).collect();
+        format!("\"{}\"", versions.join("."))
+    }
 }
 
 /// Implements [`Versioned`] for records with `id` and `version` fields.
@@ -271,6 +285,10 @@ pub trait Resource: Sized + 'static {
 
     fn version(record: &Self::Record) -> i64 {
         record.version()
+    }
+
+    fn entity_tag(record: &Self::Record) -> String {
+        record.entity_tag()
     }
 
     fn list(

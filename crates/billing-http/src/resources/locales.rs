@@ -173,4 +173,17 @@ impl Resource for Locales {
     }
 }
 
-crate::versioned!(Locale);
+impl crate::machinery::resource::Versioned for Locale {
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    /// The locale's and its currency's (countries are a shipped, unchanging list).
+    fn shown_versions(&self) -> Vec<i64> {
+        vec![self.version, self.currency.version]
+    }
+}

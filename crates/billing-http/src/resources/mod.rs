@@ -10,6 +10,7 @@ pub mod currencies;
 pub mod locales;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
+pub mod user_roles;
 pub mod users;
 
 use crate::machinery::handlers::register;
@@ -31,6 +32,7 @@ macro_rules! resources {
 
 resources!(
     users::Users,
+    user_roles::UserRoles,
     countries::Countries,
     currencies::Currencies,
     locales::Locales,

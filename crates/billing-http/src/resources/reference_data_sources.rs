@@ -181,4 +181,19 @@ impl Resource for ReferenceDataSources {
     }
 }
 
-crate::versioned!(ReferenceDataSource);
+impl crate::machinery::resource::Versioned for ReferenceDataSource {
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    /// The source's, then its locale's (which include the currency's).
+    fn shown_versions(&self) -> Vec<i64> {
+        let mut versions = vec![self.version];
+        versions.extend(self.locale.shown_versions());
+        versions
+    }
+}

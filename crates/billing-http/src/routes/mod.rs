@@ -3,4 +3,3 @@
 pub mod authentication;
 pub mod documentation;
 pub mod health;
-pub mod user_roles;

@@ -46,7 +46,7 @@ api_test! {
         }
         "#);
         let token = body["token"].as_str().expect("token");
-        assert_eq!(app.get_as(token, "/v1/user-roles").status, 200);
+        assert_eq!(app.get_as(token, "/v1/user-roles?page=1&pageSize=10").status, 200);
     }
 
     fn wrong_password_and_unknown_user_get_the_same_401(app) {
@@ -153,7 +153,7 @@ api_test! {
         assert_eq!(second.status, 200, "{}", second.text);
         let second = second.json();
         assert_ne!(second["refreshToken"], first["refreshToken"]);
-        assert_eq!(app.get_as(second["token"].as_str().expect("token"), "/v1/user-roles").status, 200);
+        assert_eq!(app.get_as(second["token"].as_str().expect("token"), "/v1/user-roles?page=1&pageSize=10").status, 200);
         // The first token again: theft suspected, the whole family dies, including the second.
         refresh(&first["refreshToken"]).assert_problem(401);
         refresh(&second["refreshToken"]).assert_problem(401);

@@ -76,3 +76,29 @@ api_test! {
         assert_eq!(app.delete("/v1/currencies/1").status, 204);
     }
 }
+
+api_test! {
+    fn an_etag_changes_when_an_embedded_record_changes(app) {
+        let chain = crate::support::reference_chain(&app);
+        let source_path = format!("/v1/reference-data-sources/{}", chain.open_source);
+        let locale_path = format!("/v1/locales/{}", chain.locale);
+        let source_tag = app.get(&source_path).header("etag").expect("etag").to_owned();
+        let locale_tag = app.get(&locale_path).header("etag").expect("etag").to_owned();
+        // Only the currency both embed changes: neither the source's nor the locale's row does.
+        let renamed = app.patch("/v1/currencies/1", json!([{ "op": "replace", "path": "/salesTaxName", "value": "GST" }]));
+        assert_eq!(renamed.status, 200, "{}", renamed.text);
+        let source = app.get(&source_path);
+        assert_eq!(source.json()["locale"]["currency"]["salesTaxName"], "GST");
+        assert_ne!(source.header("etag"), Some(source_tag.as_str()), "the body changed, so the tag must");
+        assert_ne!(app.get(&locale_path).header("etag"), Some(locale_tag.as_str()));
+        // A client holding the old tag is told its copy is stale.
+        let stale = app.send("PATCH", &source_path, Some(&app.admin_token), &[("If-Match", &source_tag)],
+            Some(("application/json-patch+json", json!([{ "op": "replace", "path": "/name", "value": "Renamed" }]).to_string())));
+        stale.assert_problem(412);
+        let current = source.header("etag").expect("etag").to_owned();
+        let fresh = app.send("PATCH", &source_path, Some(&app.admin_token), &[("If-Match", &current)],
+            Some(("application/json-patch+json", json!([{ "op": "replace", "path": "/name", "value": "Renamed" }]).to_string())));
+        assert_eq!(fresh.status, 200, "{}", fresh.text);
+        assert_eq!(app.head(&source_path).header("etag"), fresh.header("etag"));
+    }
+}

@@ -117,8 +117,9 @@ api_test! {
 
     fn user_roles_lists_the_built_in_roles(app) {
         let token = app.user_with_roles("reader", &["READ_ONLY"]);
-        let reply = app.get_as(&token, "/v1/user-roles");
+        let reply = app.get_as(&token, "/v1/user-roles?page=1&pageSize=10");
         assert_eq!(reply.status, 200);
+        assert_eq!(reply.header("x-total-count"), Some("5"));
         let codes: Vec<String> = reply.json().as_array().expect("array").iter().map(|r| r["code"].as_str().unwrap_or_default().to_owned()).collect();
         assert_eq!(codes, ["ADMINISTRATOR", "BILLING_MANAGER", "REFERENCE_DATA_MANAGER", "CUSTOMER_MANAGER", "READ_ONLY"]);
         insta::assert_json_snapshot!(reply.json()[2], @r#"
@@ -133,7 +134,32 @@ api_test! {
           ]
         }
         "#);
-        app.get("/v1/user-roles?page=1").assert_problem(400);
         app.send("POST", "/v1/user-roles", Some(&app.admin_token), &[], Some(("application/json", "{}".into()))).assert_problem(405);
+    }
+
+    fn user_roles_follow_the_list_conventions(app) {
+        // Paging is required, as on every collection; unknown parameters are refused.
+        assert_eq!(app.get("/v1/user-roles?page=1").error_fields(), vec!["pageSize"]);
+        assert_eq!(app.get("/v1/user-roles").error_fields(), vec!["page", "pageSize"]);
+        assert_eq!(app.get("/v1/user-roles?page=1&pageSize=5&colour=red").error_fields(), vec!["colour"]);
+        let page = app.get("/v1/user-roles?page=2&pageSize=2&sort=code:desc&fields=code");
+        assert_eq!(page.status, 200, "{}", page.text);
+        assert_eq!(page.json(), json!([{ "code": "CUSTOMER_MANAGER" }, { "code": "BILLING_MANAGER" }]));
+        assert_eq!(page.header("x-total-count"), Some("5"));
+        let link = page.header("link").expect("a Link header");
+        assert!(link.contains("rel=\"next\"") && link.contains("rel=\"prev\""), "{link}");
+        let filtered = app.get("/v1/user-roles?page=1&pageSize=10&name=like:MANAGER&sort=name");
+        let names: Vec<String> = filtered.json().as_array().expect("array").iter().map(|r| r["name"].as_str().unwrap_or_default().to_owned()).collect();
+        assert_eq!(names, ["Billing manager", "Customer manager", "Reference data manager"]);
+        assert_eq!(app.get("/v1/user-roles?page=1&pageSize=10&code=in:READ_ONLY,ADMINISTRATOR").header("x-total-count"), Some("2"));
+        assert_eq!(app.head("/v1/user-roles?code=READ_ONLY").status, 200);
+        assert_eq!(app.head("/v1/user-roles?code=NOBODY").status, 404);
+        assert_eq!(app.head("/v1/user-roles?code=NOBODY").header("x-total-count"), Some("0"));
+        // Roles are keyed by code: there is no item route.
+        assert_eq!(app.get("/v1/user-roles/1").status, 404);
+        // Past the last page: an empty page and the total.
+        let past = app.get("/v1/user-roles?page=9&pageSize=10");
+        assert_eq!(past.json(), json!([]));
+        assert_eq!(past.header("x-total-count"), Some("5"));
     }
 }
