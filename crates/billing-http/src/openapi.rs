@@ -119,6 +119,16 @@ fn reference_schema(fields: &[Field]) -> Value {
     }
 }
 
+/// An owned object or list (child records): its members as sent or as returned, at every
+/// depth, like the record's own (unlike a reference to another record).
+fn owned_schema(field_type: &FieldType, input: bool) -> Value {
+    match field_type {
+        FieldType::Object(fields) => object_schema(fields, input),
+        FieldType::Array(items) => json!({ "type": "array", "items": owned_schema(items, input) }),
+        other => type_schema(other, None),
+    }
+}
+
 /// The schema of an object of `fields`, as sent (`input`) or as returned.
 fn object_schema(fields: &[Field], input: bool) -> Value {
     let mut properties = Map::new();
@@ -132,14 +142,18 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
         if !shown {
             continue;
         }
-        let mut schema = type_schema(
-            &field.field_type,
-            Some(if input {
-                Access::ReadWrite
-            } else {
-                Access::ReadOnly
-            }),
-        );
+        let mut schema = if field.owned {
+            owned_schema(&field.field_type, input)
+        } else {
+            type_schema(
+                &field.field_type,
+                Some(if input {
+                    Access::ReadWrite
+                } else {
+                    Access::ReadOnly
+                }),
+            )
+        };
         if field.nullable
             && let Some(kind) = schema.get("type").cloned()
         {

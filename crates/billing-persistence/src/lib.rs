@@ -16,6 +16,8 @@ pub mod stored;
 pub mod audit_events;
 pub mod charge_group_categories;
 pub mod charge_groups;
+pub mod contract_owner_sub_brands;
+pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
 pub mod idempotency;

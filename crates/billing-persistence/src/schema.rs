@@ -154,3 +154,23 @@ diesel::table! {
         request_id -> Text,
     }
 }
+
+diesel::table! {
+    contract_owners (id) {
+        id -> BigInt,
+        name -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    contract_owner_sub_brands (id) {
+        id -> BigInt,
+        contract_owner_id -> BigInt,
+        ordinal -> BigInt,
+        name -> Text,
+    }
+}
+
+diesel::joinable!(contract_owner_sub_brands -> contract_owners (contract_owner_id));
+diesel::allow_tables_to_appear_in_same_query!(contract_owners, contract_owner_sub_brands);

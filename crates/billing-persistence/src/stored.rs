@@ -18,6 +18,7 @@ macro_rules! stored_resource {
                 $(references($rtable:ident, $rnoun:literal))?
             ),* $(,)?
         }
+        $(children { $($children:tt)* })?
         rules { $($rules:tt)* }
         extra_filters { $($declared_extra:tt)* }
     ) => {
@@ -147,6 +148,123 @@ macro_rules! stored_resource {
                     sorted = sorted.limit(page.limit()).offset(page.offset());
                 }
                 Ok((sorted.load::<Row>(connection)?, total))
+            }
+        }
+        pub use self::stored::*;
+    };
+}
+
+/// Expands the declaration of an owned child table (one that a parent's `children` section
+/// names) into its storage: the row, the changes of one element, the elements of a page of
+/// parents in one query, and the write that makes a parent's elements exactly a given list.
+/// Invoke as `billing_domain::contract_owner_sub_brands!(crate::stored_child, parent: contract_owner_id)`.
+/// The table has `id`, the parent's id column and `ordinal` (the element's place in the list).
+#[macro_export]
+macro_rules! stored_child {
+    (
+        ( parent: $parent:ident )
+        $(#[doc = $resource_doc:literal])*
+        $table:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
+                $(references($rtable:ident, $rnoun:literal))?
+            ),* $(,)?
+        }
+        rules { $($rules:tt)* }
+        extra_filters { $($declared_extra:tt)* }
+    ) => {
+        mod stored {
+            #[allow(unused_imports)]
+            use ::billing_domain::kinds::*;
+            use $crate::error::PersistenceResult;
+            use $crate::schema::$table;
+
+            /// A stored element, as `schema.rs` says the table is.
+            #[derive(Debug, Clone, PartialEq, ::diesel::Queryable, ::diesel::Selectable)]
+            #[diesel(table_name = $crate::schema::$table)]
+            #[diesel(check_for_backend(::diesel::pg::Pg, ::diesel::sqlite::Sqlite))]
+            pub struct Row {
+                pub id: i64,
+                #[diesel(column_name = $parent)]
+                pub parent_id: i64,
+                $(pub $field: $crate::stored_type!($access $kind $(<$($param),*>)?),)*
+            }
+
+            /// The writable columns of one element.
+            #[derive(Debug, Clone, PartialEq, ::diesel::Insertable, ::diesel::AsChangeset)]
+            #[diesel(table_name = $crate::schema::$table, treat_none_as_null = true)]
+            pub struct Changes {
+                $(pub $field: $crate::stored_type!($access $kind $(<$($param),*>)?),)*
+            }
+
+            /// The elements of every parent in `parent_ids`, each parent's in list order: one
+            /// query for a whole page of parents.
+            pub fn of_parents(
+                connection: &mut $crate::DbConnection,
+                parent_ids: &[i64],
+            ) -> PersistenceResult<Vec<Row>> {
+                use ::diesel::prelude::*;
+                if parent_ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok($table::table
+                    .filter($table::$parent.eq_any(parent_ids))
+                    .order(($table::$parent.asc(), $table::ordinal.asc()))
+                    .select(Row::as_select())
+                    .load(connection)?)
+            }
+
+            /// Makes the elements of `parent_id` exactly `elements`, in order. An element with
+            /// the id of one of the parent's elements updates it (once: a second element with
+            /// the same id is new); any other element is inserted; elements left out are
+            /// deleted. Runs inside the caller's transaction.
+            pub fn write(
+                connection: &mut $crate::DbConnection,
+                parent_id: i64,
+                elements: &[(Option<i64>, Changes)],
+            ) -> PersistenceResult<()> {
+                use ::diesel::prelude::*;
+                let existing: Vec<i64> = $table::table
+                    .filter($table::$parent.eq(parent_id))
+                    .select($table::id)
+                    .load(connection)?;
+                let mut kept: Vec<i64> = Vec::with_capacity(elements.len());
+                let mut plan = Vec::with_capacity(elements.len());
+                for (id, changes) in elements {
+                    let reused = id.filter(|id| existing.contains(id) && !kept.contains(id));
+                    if let Some(id) = reused {
+                        kept.push(id);
+                    }
+                    plan.push((reused, changes));
+                }
+                let gone: Vec<i64> = existing.into_iter().filter(|id| !kept.contains(id)).collect();
+                if !gone.is_empty() {
+                    ::diesel::delete($table::table.filter($table::id.eq_any(gone))).execute(connection)?;
+                }
+                for (ordinal, (reused, changes)) in plan.into_iter().enumerate() {
+                    let ordinal = ordinal as i64;
+                    match reused {
+                        Some(id) => {
+                            ::diesel::update($table::table.find(id))
+                                .set((changes, $table::ordinal.eq(ordinal)))
+                                .execute(connection)?;
+                        }
+                        None => {
+                            ::diesel::insert_into($table::table)
+                                .values((changes, $table::$parent.eq(parent_id), $table::ordinal.eq(ordinal)))
+                                .execute(connection)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+
+            /// Removes every element of `parent_id` (before the parent itself goes).
+            pub fn delete_of(connection: &mut $crate::DbConnection, parent_id: i64) -> PersistenceResult<()> {
+                use ::diesel::prelude::*;
+                ::diesel::delete($table::table.filter($table::$parent.eq(parent_id))).execute(connection)?;
+                Ok(())
             }
         }
         pub use self::stored::*;

@@ -15,8 +15,13 @@
 //!     /// Description of the field.
 //!     field_name: required|optional Kind<params> [references(table, "noun")],
 //! }
+//! children {                                    // optional: owned child records
+//!     /// Description of the list.
+//!     field_name: list|non_empty_list child_table,  // declared like a table, without children
+//! }
 //! rules { rule_function(field, field) }          // billing_domain::rules
 //! extra_filters { /// doc  filter_name: Kind }   // filters that are not fields
 //! ```
 
+mod customers;
 mod reference_data;

@@ -81,6 +81,9 @@ macro_rules! api_resource {
                 $(references($rtable:ident, $rnoun:literal))?
             ),* $(,)?
         }
+        $(children {
+            $( $(#[doc = $cdoc:literal])* $cfield:ident : $cmult:ident $ctable:ident ),* $(,)?
+        })?
         rules { $($rule:ident($($rule_arg:ident),*)),* $(,)? }
         extra_filters { $( $(#[doc = $xdoc:literal])* $xname:ident : $xkind:ident ),* $(,)? }
     ) => {
@@ -97,17 +100,75 @@ macro_rules! api_resource {
             pub struct Record {
                 pub id: i64,
                 $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
+                $($(pub $cfield: Vec<$crate::resources::$ctable::Record>,)*)?
                 #[serde(skip)]
                 pub version: i64,
             }
 
+            /// The record's own columns; its children are loaded by [`Record::with_children`].
             impl From<storage::Row> for Record {
                 fn from(row: storage::Row) -> Self {
                     Self {
                         id: row.id,
                         $($field: $crate::api_convert!($access, row.$field),)*
+                        $($($cfield: Vec::new(),)*)?
                         version: row.version,
                     }
+                }
+            }
+
+            impl Record {
+                /// Fills in the owned children of a page of records: one query per child
+                /// table, whatever the page size.
+                #[allow(unused_variables, unused_mut)]
+                pub fn with_children(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    mut records: Vec<Record>,
+                ) -> ApiResult<Vec<Record>> {
+                    $($({
+                        let ids: Vec<i64> = records.iter().map(|record| record.id).collect();
+                        let mut by_parent = ::std::collections::HashMap::<i64, Vec<_>>::new();
+                        for row in ::billing_persistence::$ctable::of_parents(connection, &ids)? {
+                            by_parent
+                                .entry(row.parent_id)
+                                .or_default()
+                                .push($crate::resources::$ctable::Record::from(row));
+                        }
+                        for record in &mut records {
+                            record.$cfield = by_parent.remove(&record.id).unwrap_or_default();
+                        }
+                    })*)?
+                    Ok(records)
+                }
+
+                /// One stored row as a record, children and all.
+                fn assemble(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    row: storage::Row,
+                ) -> ApiResult<Record> {
+                    Self::with_children(connection, vec![Record::from(row)])?
+                        .pop()
+                        .ok_or_else(|| $crate::error::ApiError::internal("a record vanished while read"))
+                }
+            }
+
+            /// The elements a write gives each owned list: an element's id when it came from
+            /// the stored record, and its columns.
+            #[derive(Debug, Default)]
+            pub struct Children {
+                $($(pub $cfield: Vec<(Option<i64>, ::billing_persistence::$ctable::Changes)>,)*)?
+            }
+
+            impl Children {
+                /// Makes the stored children of `parent_id` exactly these.
+                #[allow(unused_variables)]
+                fn write(
+                    &self,
+                    connection: &mut ::billing_persistence::DbConnection,
+                    parent_id: i64,
+                ) -> ApiResult<()> {
+                    $($(::billing_persistence::$ctable::write(connection, parent_id, &self.$cfield)?;)*)?
+                    Ok(())
                 }
             }
 
@@ -122,15 +183,21 @@ macro_rules! api_resource {
                     #[garde(custom($crate::machinery::kinds::$access::<$kind $(<$($param),*>)?>))]
                     pub $field: $crate::api_type!(Input $access $kind $(<$($param),*>)?),
                 )*
+                $($(
+                    #[serde(default)]
+                    #[garde(dive, custom($crate::machinery::members::$cmult))]
+                    pub $cfield: Vec<$crate::resources::$ctable::Input>,
+                )*)?
             }
 
             impl Input {
-                /// The values to store, once the rules across fields and the references hold.
+                /// The values to store, once the rules across fields and the references hold
+                /// (in the record and in every owned element).
                 #[allow(unused_variables, unused_mut)]
                 pub fn changes(
                     &self,
                     connection: &mut ::billing_persistence::DbConnection,
-                ) -> ApiResult<storage::Changes> {
+                ) -> ApiResult<(storage::Changes, Children)> {
                     $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field);)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
                     $(errors.collect(::billing_domain::rules::$rule($(&$rule_arg),*));)*
@@ -138,7 +205,14 @@ macro_rules! api_resource {
                         return Err(errors.into());
                     }
                     $($($crate::api_reference!(connection, $access, $field, $rtable, $rnoun);)?)*
-                    Ok(storage::Changes { $($field,)* })
+                    let mut children = Children::default();
+                    $($(
+                        for (index, element) in self.$cfield.iter().enumerate() {
+                            let path = format!("{}[{index}]", ::billing_domain::json_name!($cfield));
+                            children.$cfield.push(element.changes(connection).map_err(|e| e.within(&path))?);
+                        }
+                    )*)?
+                    Ok((storage::Changes { $($field,)* }, children))
                 }
             }
 
@@ -161,6 +235,12 @@ macro_rules! api_resource {
                         <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
                         ::billing_domain::kinds::doc_text(concat!($($doc),*)),
                     ),)*
+                    $($($crate::api_children_field!(
+                        $cmult,
+                        ::billing_domain::json_name!($cfield),
+                        &$crate::machinery::resource::FieldType::Object($crate::resources::$ctable::FIELDS),
+                        ::billing_domain::kinds::doc_text(concat!($($cdoc),*))
+                    ),)*)?
                 ];
                 const FILTERS: &'static [FilterParam] = &[
                     FilterParam::new("id", ::billing_domain::query::FilterKind::Id, "Filter on the id."),
@@ -186,7 +266,8 @@ macro_rules! api_resource {
                     _: &::billing_auth::AuthenticatedUser,
                     query: &::billing_domain::query::ListQuery,
                 ) -> ApiResult<(Vec<Record>, i64)> {
-                    Ok($crate::machinery::resource::page(storage::list(connection, query)?))
+                    let (records, total) = $crate::machinery::resource::page(storage::list(connection, query)?);
+                    Ok((Record::with_children(connection, records)?, total))
                 }
 
                 fn find(
@@ -194,7 +275,9 @@ macro_rules! api_resource {
                     _: &::billing_auth::AuthenticatedUser,
                     id: i64,
                 ) -> ApiResult<Option<Record>> {
-                    Ok(storage::find(connection, id)?.map(Record::from))
+                    storage::find(connection, id)?
+                        .map(|row| Record::assemble(connection, row))
+                        .transpose()
                 }
 
                 fn create(
@@ -202,9 +285,11 @@ macro_rules! api_resource {
                     caller: &::billing_auth::AuthenticatedUser,
                     input: Input,
                 ) -> ApiResult<Record> {
-                    let changes = input.changes(connection)?;
+                    let (changes, children) = input.changes(connection)?;
                     <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, &changes)?;
-                    Ok(storage::insert(connection, &changes)?.into())
+                    let row = storage::insert(connection, &changes)?;
+                    children.write(connection, row.id)?;
+                    Record::assemble(connection, row)
                 }
 
                 fn replace(
@@ -214,9 +299,15 @@ macro_rules! api_resource {
                     input: Input,
                 ) -> ApiResult<Option<Record>> {
                     <super::$name as $crate::machinery::declared::Hooks>::check_change(connection, caller, current)?;
-                    let changes = input.changes(connection)?;
+                    let (changes, children) = input.changes(connection)?;
                     <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, &changes)?;
-                    Ok(storage::update(connection, current.id, current.version, &changes)?.map(Record::from))
+                    // The record's row is rewritten even when only its children change, so its
+                    // version (and ETag) moves and a concurrent writer of the same version loses.
+                    let Some(row) = storage::update(connection, current.id, current.version, &changes)? else {
+                        return Ok(None);
+                    };
+                    children.write(connection, row.id)?;
+                    Record::assemble(connection, row).map(Some)
                 }
 
                 fn delete(
@@ -226,11 +317,130 @@ macro_rules! api_resource {
                 ) -> ApiResult<bool> {
                     <super::$name as $crate::machinery::declared::Hooks>::check_change(connection, caller, current)?;
                     <super::$name as $crate::machinery::declared::Hooks>::check_delete(connection, caller, current)?;
+                    // Children first; if the record changed meanwhile the delete below finds
+                    // nothing and the caller rolls the whole transaction back.
+                    $($(::billing_persistence::$ctable::delete_of(connection, current.id)?;)*)?
                     Ok(storage::delete(connection, current.id, current.version)?)
                 }
             }
         }
         pub use self::declared::{Input, Record};
+    };
+}
+
+/// Serves an owned child table (a declaration a parent's `children` section names) as the
+/// elements of the parent's list: the element record (with its read-only `id`), the element
+/// input, its field list and its checks. Invoke as
+/// `billing_domain::contract_owner_sub_brands!(crate::api_child);` in `crate::resources::<table>`.
+#[macro_export]
+macro_rules! api_child {
+    (
+        ()
+        $(#[doc = $resource_doc:literal])*
+        $table:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
+                $(references($rtable:ident, $rnoun:literal))?
+            ),* $(,)?
+        }
+        rules { $($rule:ident($($rule_arg:ident),*)),* $(,)? }
+        extra_filters {}
+    ) => {
+        mod declared {
+            #[allow(unused_imports)]
+            use ::billing_domain::kinds::*;
+            use $crate::machinery::kinds::ApiKind;
+            use $crate::machinery::resource::{ApiResult, Field};
+            use ::billing_persistence::$table as storage;
+
+            /// An element as responses show it.
+            #[derive(Debug, Clone, ::serde::Serialize)]
+            #[serde(rename_all = "camelCase")]
+            pub struct Record {
+                pub id: i64,
+                $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
+            }
+
+            impl From<storage::Row> for Record {
+                fn from(row: storage::Row) -> Self {
+                    Self {
+                        id: row.id,
+                        $($field: $crate::api_convert!($access, row.$field),)*
+                    }
+                }
+            }
+
+            /// An element of a body. `id` is only ever the stored element's own: the member
+            /// checks refuse it in anything a client sent.
+            #[derive(Debug, ::serde::Deserialize, ::garde::Validate)]
+            #[serde(rename_all = "camelCase", deny_unknown_fields)]
+            pub struct Input {
+                #[serde(default)]
+                #[garde(skip)]
+                pub id: Option<i64>,
+                $(
+                    #[serde(default)]
+                    #[garde(custom($crate::machinery::kinds::$access::<$kind $(<$($param),*>)?>))]
+                    pub $field: $crate::api_type!(Input $access $kind $(<$($param),*>)?),
+                )*
+            }
+
+            impl Input {
+                /// The element's id (when it came from the stored record) and columns, once
+                /// its rules and references hold; errors name members within the element.
+                #[allow(unused_variables, unused_mut)]
+                pub fn changes(
+                    &self,
+                    connection: &mut ::billing_persistence::DbConnection,
+                ) -> ApiResult<(Option<i64>, storage::Changes)> {
+                    $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field);)*
+                    let mut errors = ::billing_domain::ValidationErrors::default();
+                    $(errors.collect(::billing_domain::rules::$rule($(&$rule_arg),*));)*
+                    if !errors.is_empty() {
+                        return Err(errors.into());
+                    }
+                    $($($crate::api_reference!(connection, $access, $field, $rtable, $rnoun);)?)*
+                    Ok((self.id, storage::Changes { $($field,)* }))
+                }
+            }
+
+            /// An element's members, for the parent's field list and the member checks.
+            pub const FIELDS: &[Field] = &[
+                $crate::resources::common::ID,
+                $(Field::$access(
+                    ::billing_domain::json_name!($field),
+                    <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
+                    ::billing_domain::kinds::doc_text(concat!($($doc),*)),
+                ),)*
+            ];
+        }
+        pub use self::declared::{FIELDS, Input, Record};
+    };
+}
+
+/// The field of an owned list: `list` may be left out (empty) but is never null;
+/// `non_empty_list` is required and holds at least one element.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_children_field {
+    (list, $name:expr, $element:expr, $doc:expr) => {
+        $crate::machinery::resource::Field::optional(
+            $name,
+            $crate::machinery::resource::FieldType::Array($element),
+            $doc,
+        )
+        .not_null()
+        .owned()
+    };
+    (non_empty_list, $name:expr, $element:expr, $doc:expr) => {
+        $crate::machinery::resource::Field::required(
+            $name,
+            $crate::machinery::resource::FieldType::Array($element),
+            $doc,
+        )
+        .non_empty()
+        .owned()
     };
 }
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::audit::{self, Action};
 use super::idempotency::{self, StoredResponse};
 use super::list::{link_header, parse_list_params, project};
+use super::members::{self, Origin};
 use super::patch;
 use super::request::{
     BodyKind, Caller, IfMatch, check_if_match, deserialize, if_match, path_id, query_pairs,
@@ -116,48 +117,35 @@ fn record_response<R: Resource>(record: &R::Record) -> Handled {
     ))
 }
 
-/// Members a body may not set: names `R` does not have, and read-only fields.
-fn settable_member_errors<'k, R: Resource>(
-    keys: impl Iterator<Item = &'k String>,
-) -> ValidationErrors {
-    let mut errors = ValidationErrors::default();
-    for key in keys {
-        match R::FIELDS.iter().find(|field| field.name == key) {
-            None => errors.push(key.as_str(), "unknown field"),
-            Some(field) if field.access == Access::ReadOnly => {
-                errors.push(key.as_str(), "is read-only and cannot be set")
-            }
-            Some(_) => {}
-        }
-    }
-    errors
-}
-
-/// Refuses top-level members a body may not carry: unknown names and read-only fields.
-fn check_body_members<R: Resource>(body: &Value, prefix: &str) -> Result<(), ApiError> {
+/// Refuses members a body may not carry, at every depth: unknown names, read-only fields
+/// (owned elements' ids too, unless the document came from the stored record) and, when
+/// `required`, missing required members.
+fn check_body_members<R: Resource>(
+    body: &Value,
+    prefix: &str,
+    required: bool,
+    origin: Origin,
+) -> Result<(), ApiError> {
     let Value::Object(map) = body else {
         return Err(ApiError::field(
             if prefix.is_empty() { "body" } else { prefix },
             "must be a JSON object",
         ));
     };
-    let mut errors = settable_member_errors::<R>(map.keys());
-    for field in R::FIELDS
-        .iter()
-        .filter(|field| field.required && field.access == Access::ReadWrite)
-    {
-        if !map.contains_key(field.name) {
-            errors.push(field.name, "is required");
-        }
-    }
+    let mut errors = ValidationErrors::default();
+    members::check_object(map, R::FIELDS, "", required, origin, &mut errors);
     errors
         .into_result(|| ())
         .map_err(|errors| ApiError::validation(errors).within(prefix))
 }
 
 /// Body → input: members checked, types checked (naming the field), garde rules checked.
-pub fn parse_input<R: Resource>(body: Value, prefix: &str) -> Result<R::Input, ApiError> {
-    check_body_members::<R>(&body, prefix)?;
+pub fn parse_input<R: Resource>(
+    body: Value,
+    prefix: &str,
+    origin: Origin,
+) -> Result<R::Input, ApiError> {
+    check_body_members::<R>(&body, prefix, true, origin)?;
     let input: R::Input = deserialize(body).map_err(|error| error.within(prefix))?;
     validate(&input).map_err(|error| error.within(prefix))?;
     Ok(input)
@@ -253,7 +241,7 @@ pub async fn create<R: Resource>(
             let mut inputs = Vec::with_capacity(elements.len());
             let mut errors = Vec::new();
             for (index, element) in elements.into_iter().enumerate() {
-                match parse_input::<R>(element, &format!("[{index}]")) {
+                match parse_input::<R>(element, &format!("[{index}]"), Origin::Client) {
                     Ok(input) => inputs.push(input),
                     Err(error) => errors.extend(error.into_field_errors()?),
                 }
@@ -263,7 +251,7 @@ pub async fn create<R: Resource>(
             }
             (inputs, true)
         }
-        single => (vec![parse_input::<R>(single, "")?], false),
+        single => (vec![parse_input::<R>(single, "", Origin::Client)?], false),
     };
     // Slow work (password hashing) happens here, before the transaction opens.
     let prepared = R::prepare(&state, values).await?;
@@ -382,7 +370,7 @@ pub async fn replace<R: Resource>(
         condition,
     } = ItemWrite::of::<R>(&request, &caller)?;
     let (body, _) = read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
-    let input = parse_input::<R>(body, "")?;
+    let input = parse_input::<R>(body, "", Origin::Client)?;
     let database = state.database.clone();
     let record = web::block(move || {
         database.write(|c| {
@@ -431,7 +419,7 @@ pub async fn patch<R: Resource>(
             let mut document = before.clone();
             patch::apply(&mut document, &operations)?;
             patch::strip_read_only(&mut document, R::FIELDS);
-            let mut input = parse_input::<R>(document, "")?;
+            let mut input = parse_input::<R>(document, "", Origin::Stored)?;
             R::attach_prepared(&mut input, &prepared)?;
             replace_recorded::<R>(
                 c,
@@ -506,9 +494,8 @@ pub async fn bulk_update<R: Resource>(
             ApiError::field("id", "is required: the id (>= 1) of the record to change")
                 .within(&element_name)
         })?;
-        settable_member_errors::<R>(members.keys())
-            .into_result(|| ())
-            .map_err(|errors| ApiError::validation(errors).within(&element_name))?;
+        let members = Value::Object(members);
+        check_body_members::<R>(&members, &element_name, false, Origin::Client)?;
         changes.push((index, id, members));
     }
     let database = state.database.clone();
@@ -521,11 +508,11 @@ pub async fn bulk_update<R: Resource>(
                     current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;
                 let before = to_json(&current)?;
                 let mut document = before.clone();
-                if let Value::Object(map) = &mut document {
+                if let (Value::Object(map), Value::Object(members)) = (&mut document, members) {
                     map.extend(members);
                 }
                 patch::strip_read_only(&mut document, R::FIELDS);
-                let mut input = parse_input::<R>(document, &element)?;
+                let mut input = parse_input::<R>(document, &element, Origin::Stored)?;
                 R::attach_prepared(&mut input, &prepared).map_err(|e| e.within(&element))?;
                 let record = replace_recorded::<R>(
                     c,

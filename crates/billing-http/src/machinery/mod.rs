@@ -7,6 +7,7 @@ pub mod handlers;
 pub mod idempotency;
 pub mod kinds;
 pub mod list;
+pub mod members;
 pub mod patch;
 pub mod request;
 pub mod resource;

@@ -5,6 +5,9 @@
 use json_patch::{Patch, PatchErrorKind, PatchOperation};
 use serde_json::Value;
 
+use billing_domain::ValidationErrors;
+
+use super::members::{self, Origin};
 use super::resource::{Access, Field};
 use crate::error::ApiError;
 
@@ -55,27 +58,47 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
             _ => vec![&path],
         };
         for pointer in changed {
-            let top = top_level_field(pointer);
+            let Some(target) = members::resolve(fields, &segments(pointer)) else {
+                continue;
+            };
             let copied = matches!(operation, PatchOperation::Move(_) | PatchOperation::Copy(_));
-            if copied
-                && fields
-                    .iter()
-                    .any(|field| field.name == top && field.access == Access::WriteOnly)
-            {
+            if copied && target.field.access == Access::WriteOnly {
                 return Err(ApiError::field(
                     format!("[{index}].path"),
-                    format!("'{top}' is write-only: set it with add or replace and a value"),
+                    format!(
+                        "'{}' is write-only: set it with add or replace and a value",
+                        target.path
+                    ),
                 ));
             }
-            if fields
-                .iter()
-                .any(|field| field.name == top && field.access == Access::ReadOnly)
-            {
+            if target.field.access == Access::ReadOnly {
                 return Err(ApiError::field(
                     format!("[{index}].path"),
-                    format!("'{top}' is read-only"),
+                    format!("'{}' is read-only", target.path),
                 ));
             }
+        }
+        // A value placed into an owned object or list may not carry read-only members (an
+        // element's id is the service's) or unknown ones, at any depth.
+        let placed = match operation {
+            PatchOperation::Add(op) => Some((op.path.as_str(), &op.value)),
+            PatchOperation::Replace(op) => Some((op.path.as_str(), &op.value)),
+            _ => None,
+        };
+        if let Some((pointer, value)) = placed
+            && let Some(target) = members::resolve(fields, &segments(pointer))
+            && target.field.owned
+        {
+            let mut errors = ValidationErrors::default();
+            members::check_value(
+                value,
+                &target.value_type,
+                &target.path,
+                false,
+                Origin::Client,
+                &mut errors,
+            );
+            errors.into_result(|| ()).map_err(ApiError::validation)?;
         }
     }
     Ok(patch)
@@ -84,9 +107,8 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
 /// The string values the operations give write-only fields (`add`/`replace` of `/password`).
 pub fn write_only_values(patch: &Patch, fields: &[Field]) -> Vec<String> {
     let write_only = |path: &str| {
-        fields
-            .iter()
-            .any(|field| field.name == top_level_field(path) && field.access == Access::WriteOnly)
+        members::resolve(fields, &segments(path))
+            .is_some_and(|target| target.field.access == Access::WriteOnly)
     };
     patch
         .0
@@ -100,15 +122,14 @@ pub fn write_only_values(patch: &Patch, fields: &[Field]) -> Vec<String> {
         .collect()
 }
 
-/// The first segment of a JSON Pointer, unescaped.
-fn top_level_field(pointer: &str) -> String {
+/// The reference tokens of a JSON Pointer, unescaped (`/a~1b/0` → `a/b`, `0`).
+fn segments(pointer: &str) -> Vec<String> {
     pointer
-        .trim_start_matches('/')
+        .strip_prefix('/')
+        .unwrap_or(pointer)
         .split('/')
-        .next()
-        .unwrap_or_default()
-        .replace("~1", "/")
-        .replace("~0", "~")
+        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .collect()
 }
 
 /// Applies `patch` to `document`; on failure the document is left unspecified (callers discard it).

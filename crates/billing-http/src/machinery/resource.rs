@@ -68,6 +68,9 @@ pub struct Field {
     pub nullable: bool,
     /// An array that must hold at least one element (documented as `minItems: 1`).
     pub non_empty: bool,
+    /// An owned object or array of objects (a child table): its members are checked like the
+    /// record's own at every depth, and its elements' ids are theirs, read-only.
+    pub owned: bool,
     pub description: &'static str,
 }
 
@@ -87,6 +90,7 @@ impl Field {
             required,
             nullable,
             non_empty: false,
+            owned: false,
             description,
         }
     }
@@ -159,6 +163,12 @@ impl Field {
     /// An array the server refuses when empty.
     pub const fn non_empty(mut self) -> Self {
         self.non_empty = true;
+        self
+    }
+
+    /// Owned children: checked member by member at every depth (see [`Field::owned`]).
+    pub const fn owned(mut self) -> Self {
+        self.owned = true;
         self
     }
 

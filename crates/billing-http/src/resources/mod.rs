@@ -5,6 +5,8 @@ pub mod audit_events;
 pub mod charge_group_categories;
 pub mod charge_groups;
 pub mod common;
+pub mod contract_owner_sub_brands;
+pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
 pub mod locales;
@@ -40,5 +42,6 @@ resources!(
     charge_group_categories::ChargeGroupCategories,
     charge_groups::ChargeGroups,
     reference_data_source_charge_groups::ReferenceDataSourceChargeGroups,
+    contract_owners::ContractOwners,
     audit_events::AuditEvents,
 );

@@ -9,6 +9,7 @@ mod audit_events;
 mod authentication;
 mod charge_groups;
 mod cli;
+mod contract_owners;
 mod conventions;
 mod currencies_and_locales;
 mod operations;

@@ -1,0 +1,263 @@
+//! Which members a body may carry, at every depth: unknown names and read-only fields are
+//! refused and required ones must be there, in the record and inside every owned object or
+//! element of an owned array, each error naming its full path (`subBrands[1].id`).
+
+use billing_domain::ValidationErrors;
+use serde_json::{Map, Value};
+
+use super::resource::{Access, Field, FieldType};
+
+/// Where a body comes from. A document the server built from a stored record (a patched
+/// record, a bulk update merged onto one) carries the ids of owned elements, which identify
+/// them; a client's body never may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Client,
+    Stored,
+}
+
+/// garde's check of an owned `list`: any number of elements.
+#[allow(clippy::ptr_arg)]
+pub fn list<T>(_: &Vec<T>, _: &()) -> garde::Result {
+    Ok(())
+}
+
+/// garde's check of an owned `non_empty_list`: at least one element.
+#[allow(clippy::ptr_arg)]
+pub fn non_empty_list<T>(elements: &Vec<T>, _: &()) -> garde::Result {
+    if elements.is_empty() {
+        return Err(garde::Error::new("must hold at least one element"));
+    }
+    Ok(())
+}
+
+/// `path` then `member`: `subBrands[1]` and `id` make `subBrands[1].id`.
+fn join(path: &str, member: &str) -> String {
+    if path.is_empty() {
+        member.to_owned()
+    } else {
+        format!("{path}.{member}")
+    }
+}
+
+/// Pushes onto `errors` every member of `map` (an object at `path`) that `fields` does not
+/// allow, and, when `required`, every required member it lacks; owned members are checked
+/// inside too.
+pub fn check_object(
+    map: &Map<String, Value>,
+    fields: &[Field],
+    path: &str,
+    required: bool,
+    origin: Origin,
+    errors: &mut ValidationErrors,
+) {
+    let nested = !path.is_empty();
+    for (key, value) in map {
+        let member = join(path, key);
+        match fields.iter().find(|field| field.name == key) {
+            None => errors.push(member, "unknown field"),
+            Some(field) if field.access == Access::ReadOnly => {
+                let stored_id = origin == Origin::Stored && nested && field.name == "id";
+                if !stored_id {
+                    errors.push(member, "is read-only and cannot be set");
+                }
+            }
+            Some(field) if field.owned => {
+                check_value(value, &field.field_type, &member, required, origin, errors)
+            }
+            Some(_) => {}
+        }
+    }
+    if required {
+        for field in fields
+            .iter()
+            .filter(|field| field.required && field.access == Access::ReadWrite)
+        {
+            if !map.contains_key(field.name) {
+                errors.push(join(path, field.name), "is required");
+            }
+        }
+    }
+}
+
+/// Checks an owned value (an object, or an array of objects) at `path`. A value of the wrong
+/// JSON type is left to deserialization, which names it.
+pub fn check_value(
+    value: &Value,
+    field_type: &FieldType,
+    path: &str,
+    required: bool,
+    origin: Origin,
+    errors: &mut ValidationErrors,
+) {
+    match (field_type, value) {
+        (FieldType::Object(fields), Value::Object(map)) => {
+            check_object(map, fields, path, required, origin, errors)
+        }
+        (FieldType::Array(element), Value::Array(items)) => {
+            for (index, item) in items.iter().enumerate() {
+                check_value(
+                    item,
+                    element,
+                    &format!("{path}[{index}]"),
+                    required,
+                    origin,
+                    errors,
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a JSON Pointer into a record names, walking owned fields: the deepest declared field
+/// and the type of the value at the pointer, with the pointer as a member path
+/// (`/subBrands/1/name` → `subBrands[1].name`; an appended element is `subBrands[-]`).
+pub struct Target {
+    pub field: Field,
+    /// The type a value placed there has (an element's type for `/subBrands/1`).
+    pub value_type: FieldType,
+    pub path: String,
+}
+
+/// Resolves `segments` (unescaped reference tokens) against `fields`; `None` when the pointer
+/// leaves the declared fields (the patch then fails when applied, or the result is refused).
+pub fn resolve(fields: &[Field], segments: &[String]) -> Option<Target> {
+    let (first, rest) = segments.split_first()?;
+    let field = *fields.iter().find(|field| field.name == first)?;
+    let mut target = Target {
+        field,
+        value_type: field.field_type,
+        path: first.clone(),
+    };
+    let mut remaining = rest;
+    while let Some((segment, rest)) = remaining.split_first() {
+        if !target.field.owned {
+            return Some(target);
+        }
+        match target.value_type {
+            FieldType::Array(element) => {
+                let index = if segment == "-" {
+                    "-"
+                } else {
+                    segment.as_str()
+                };
+                target.path = format!("{}[{index}]", target.path);
+                target.value_type = *element;
+                remaining = rest;
+            }
+            FieldType::Object(members) => {
+                let field = *members.iter().find(|field| field.name == segment)?;
+                target.path = join(&target.path, segment);
+                target.field = field;
+                target.value_type = field.field_type;
+                remaining = rest;
+            }
+            _ => return Some(target),
+        }
+    }
+    Some(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ELEMENT: &[Field] = &[
+        Field::read_only("id", FieldType::Id, ""),
+        Field::required("name", FieldType::Text { min: 1, max: 5 }, ""),
+    ];
+    const RECORD: &[Field] = &[
+        Field::read_only("id", FieldType::Id, ""),
+        Field::required("title", FieldType::Text { min: 1, max: 5 }, ""),
+        Field::optional("items", FieldType::Array(&FieldType::Object(ELEMENT)), "").owned(),
+    ];
+
+    fn errors_of(body: Value, origin: Origin) -> Vec<String> {
+        let mut errors = ValidationErrors::default();
+        check_object(
+            body.as_object().expect("object"),
+            RECORD,
+            "",
+            true,
+            origin,
+            &mut errors,
+        );
+        errors
+            .errors
+            .into_iter()
+            .map(|error| format!("{}: {}", error.field, error.message))
+            .collect()
+    }
+
+    #[test]
+    fn members_are_checked_at_every_depth_with_their_full_path() {
+        let body = serde_json::json!({
+            "id": 1, "colour": "red",
+            "items": [{ "name": "a" }, { "id": 7, "name": "b", "size": 2 }, {}]
+        });
+        insta::assert_debug_snapshot!(errors_of(body.clone(), Origin::Client), @r#"
+        [
+            "id: is read-only and cannot be set",
+            "colour: unknown field",
+            "items[1].id: is read-only and cannot be set",
+            "items[1].size: unknown field",
+            "items[2].name: is required",
+            "title: is required",
+        ]
+        "#);
+        // A document built from the stored record keeps its elements' ids, nothing else.
+        insta::assert_debug_snapshot!(errors_of(body, Origin::Stored), @r#"
+        [
+            "id: is read-only and cannot be set",
+            "colour: unknown field",
+            "items[1].size: unknown field",
+            "items[2].name: is required",
+            "title: is required",
+        ]
+        "#);
+    }
+
+    #[test]
+    fn pointers_resolve_through_owned_fields() {
+        let path = |pointer: &[&str]| {
+            let segments: Vec<String> = pointer.iter().map(|s| (*s).to_owned()).collect();
+            resolve(RECORD, &segments).map(|target| (target.path, target.field.access))
+        };
+        insta::assert_debug_snapshot!([
+            path(&["items", "1", "id"]),
+            path(&["items", "-"]),
+            path(&["items", "0", "name"]),
+            path(&["title"]),
+            path(&["nothing"]),
+        ], @r#"
+        [
+            Some(
+                (
+                    "items[1].id",
+                    ReadOnly,
+                ),
+            ),
+            Some(
+                (
+                    "items[-]",
+                    ReadWrite,
+                ),
+            ),
+            Some(
+                (
+                    "items[0].name",
+                    ReadWrite,
+                ),
+            ),
+            Some(
+                (
+                    "title",
+                    ReadWrite,
+                ),
+            ),
+            None,
+        ]
+        "#);
+    }
+}
