@@ -176,3 +176,18 @@ pub fn count_active_with_role(
         .filter(|roles| roles.split(',').any(|code| code == role_code))
         .count() as i64)
 }
+
+/// Whether any user is restricted to contract owner `id` (a scan: the ids are still stored as
+/// text, and users are few).
+pub fn references_contract_owner(
+    connection: &mut crate::DbConnection,
+    id: i64,
+) -> crate::error::PersistenceResult<bool> {
+    let lists: Vec<String> = users::table
+        .select(users::contract_owner_ids)
+        .load(connection)?;
+    let wanted = id.to_string();
+    Ok(lists
+        .iter()
+        .any(|list| list.split(',').any(|part| part == wanted)))
+}

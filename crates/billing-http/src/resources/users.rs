@@ -136,6 +136,25 @@ fn role_codes(roles: &[Role]) -> String {
     join_list(&roles.iter().map(|role| role.code()).collect::<Vec<_>>())
 }
 
+/// 400 naming `contractOwnerIds` for each id that is not a contract owner, among those not
+/// already the user's (ids stored before contract owners existed do not block other changes).
+fn check_contract_owners(
+    connection: &mut DbConnection,
+    ids: &[i64],
+    already: &[i64],
+) -> ApiResult<()> {
+    let mut errors = ValidationErrors::default();
+    for id in ids.iter().filter(|id| !already.contains(id)) {
+        if !billing_persistence::contract_owners::exists(connection, *id)? {
+            errors.push(
+                "contractOwnerIds",
+                format!("contract owner {id} does not exist"),
+            );
+        }
+    }
+    errors.into_result(|| ()).map_err(ApiError::validation)
+}
+
 /// Refuses a change that would leave no active administrator.
 fn ensure_an_administrator_remains(connection: &mut DbConnection) -> ApiResult<()> {
     if users::count_active_with_role(connection, Role::Administrator.code())? == 0 {
@@ -303,6 +322,7 @@ impl Resource for Users {
         input: UserInput,
     ) -> ApiResult<User> {
         let user = input.check(true)?;
+        check_contract_owners(connection, &user.contract_owner_ids, &[])?;
         let now = billing_persistence::now();
         let row = users::insert(
             connection,
@@ -327,6 +347,11 @@ impl Resource for Users {
         input: UserInput,
     ) -> ApiResult<Option<User>> {
         let user = input.check(false)?;
+        check_contract_owners(
+            connection,
+            &user.contract_owner_ids,
+            &current.contract_owner_ids,
+        )?;
         let signs_out = user.password_hash.is_some() || !user.active;
         let changes = UserChanges {
             username: user.username,

@@ -163,3 +163,25 @@ api_test! {
         assert_eq!(past.header("x-total-count"), Some("5"));
     }
 }
+
+api_test! {
+    fn contract_owner_ids_name_existing_contract_owners(app) {
+        let user = |owners: serde_json::Value| json!({
+            "username": "scoped", "password": "correct horse battery", "roles": ["CUSTOMER_MANAGER"], "contractOwnerIds": owners
+        });
+        let unknown = app.post("/v1/users", user(json!([7])));
+        assert_eq!(unknown.error_fields(), vec!["contractOwnerIds"]);
+        assert!(unknown.text.contains("contract owner 7 does not exist"), "{}", unknown.text);
+        let owner = app.create("/v1/contract-owners", json!({ "name": "Acme" }));
+        let created = app.create("/v1/users", user(json!([owner["id"]])));
+        assert_eq!(created["contractOwnerIds"], json!([owner["id"]]));
+        let path = format!("/v1/users/{}", created["id"]);
+        let added = app.patch(&path, json!([{ "op": "add", "path": "/contractOwnerIds/-", "value": 99 }]));
+        assert_eq!(added.error_fields(), vec!["contractOwnerIds"]);
+        assert_eq!(app.get(&path).json()["contractOwnerIds"], json!([owner["id"]]));
+        // A contract owner a user is restricted to cannot be deleted.
+        app.delete(&format!("/v1/contract-owners/{}", owner["id"])).assert_problem(409);
+        assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/contractOwnerIds", "value": [] }])).status, 200);
+        assert_eq!(app.delete(&format!("/v1/contract-owners/{}", owner["id"])).status, 204);
+    }
+}
