@@ -63,6 +63,15 @@ macro_rules! stored_resource {
                     .get_result(connection)?)
             }
 
+            /// Which of `ids` are stored: one query, whatever their number.
+            pub fn existing(connection: &mut $crate::DbConnection, ids: &[i64]) -> PersistenceResult<Vec<i64>> {
+                use ::diesel::prelude::*;
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok($table::table.filter($table::id.eq_any(ids)).select($table::id).load(connection)?)
+            }
+
             pub fn insert(connection: &mut $crate::DbConnection, changes: &Changes) -> PersistenceResult<Row> {
                 use ::diesel::prelude::*;
                 let id: i64 = ::diesel::insert_into($table::table)

@@ -137,12 +137,7 @@ pub fn resolve(fields: &[Field], segments: &[String]) -> Option<Target> {
         }
         match target.value_type {
             FieldType::Array(element) => {
-                let index = if segment == "-" {
-                    "-"
-                } else {
-                    segment.as_str()
-                };
-                target.path = format!("{}[{index}]", target.path);
+                target.path = format!("{}[{segment}]", target.path);
                 target.value_type = *element;
                 remaining = rest;
             }

@@ -248,8 +248,14 @@ pub trait Versioned {
 
     /// The strong entity tag of the JSON form: `"3"`, or `"3.1.2"` with embedded records.
     fn entity_tag(&self) -> String {
-        let versions: Vec<String> = self.shown_versions().iter().map(i64::to_string).collect();
-        format!("\"{}\"", versions.join("."))
+        use std::fmt::Write;
+        let mut tag = String::from("\"");
+        for (index, version) in self.shown_versions().iter().enumerate() {
+            let separator = if index == 0 { "" } else { "." };
+            let _ = write!(tag, "{separator}{version}");
+        }
+        tag.push('"');
+        tag
     }
 }
 

@@ -143,14 +143,18 @@ fn check_contract_owners(
     ids: &[i64],
     already: &[i64],
 ) -> ApiResult<()> {
+    let added: Vec<i64> = ids
+        .iter()
+        .copied()
+        .filter(|id| !already.contains(id))
+        .collect();
+    let found = billing_persistence::contract_owners::existing(connection, &added)?;
     let mut errors = ValidationErrors::default();
-    for id in ids.iter().filter(|id| !already.contains(id)) {
-        if !billing_persistence::contract_owners::exists(connection, *id)? {
-            errors.push(
-                "contractOwnerIds",
-                format!("contract owner {id} does not exist"),
-            );
-        }
+    for id in added.iter().filter(|id| !found.contains(id)) {
+        errors.push(
+            "contractOwnerIds",
+            format!("contract owner {id} does not exist"),
+        );
     }
     errors.into_result(|| ()).map_err(ApiError::validation)
 }
