@@ -208,9 +208,13 @@ impl AuthService {
     pub async fn authenticate_bearer(&self, token: &str) -> Result<AuthenticatedUser, AuthError> {
         let user_id = self.tokens.verify(token)?;
         let database = self.database.clone();
-        let user = blocking(move || Ok(database.read(|c| users::find(c, user_id))?)).await?;
+        let user =
+            blocking(move || Ok(database.read(|c| users::find_with_contract_owners(c, user_id))?))
+                .await?;
         match user {
-            Some(user) if user.active => Ok(principal_of(&user)),
+            Some((user, contract_owner_ids)) if user.active => {
+                Ok(principal_of(&user, &contract_owner_ids))
+            }
             Some(_) => Err(AuthError::InvalidToken("the user account is inactive")),
             None => Err(AuthError::InvalidToken("the user account no longer exists")),
         }
@@ -249,8 +253,9 @@ fn store_refresh_token(
     Ok(token)
 }
 
-/// The principal a stored user row stands for (unknown role codes grant nothing).
-pub fn principal_of(user: &UserRow) -> AuthenticatedUser {
+/// The principal a stored user row and its contract owners stand for (unknown role codes
+/// grant nothing).
+pub fn principal_of(user: &UserRow, contract_owner_ids: &[i64]) -> AuthenticatedUser {
     AuthenticatedUser {
         id: user.id,
         username: user.username.clone(),
@@ -259,6 +264,6 @@ pub fn principal_of(user: &UserRow) -> AuthenticatedUser {
             .iter()
             .filter_map(|code| Role::from_code(code))
             .collect(),
-        contract_owners: ContractOwnerScope::from_ids(&user.contract_owner_id_list()),
+        contract_owners: ContractOwnerScope::from_ids(contract_owner_ids),
     }
 }

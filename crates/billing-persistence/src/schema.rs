@@ -8,7 +8,6 @@ diesel::table! {
         password_hash -> Text,
         active -> Bool,
         roles -> Text,
-        contract_owner_ids -> Text,
         created_date -> Timestamp,
         updated_date -> Timestamp,
         last_login_date -> Nullable<Timestamp>,
@@ -173,4 +172,18 @@ diesel::table! {
 }
 
 diesel::joinable!(contract_owner_sub_brands -> contract_owners (contract_owner_id));
-diesel::allow_tables_to_appear_in_same_query!(contract_owners, contract_owner_sub_brands);
+diesel::table! {
+    user_contract_owners (user_id, contract_owner_id) {
+        user_id -> BigInt,
+        contract_owner_id -> BigInt,
+    }
+}
+
+diesel::joinable!(user_contract_owners -> users (user_id));
+diesel::joinable!(user_contract_owners -> contract_owners (contract_owner_id));
+diesel::allow_tables_to_appear_in_same_query!(
+    contract_owners,
+    contract_owner_sub_brands,
+    users,
+    user_contract_owners,
+);

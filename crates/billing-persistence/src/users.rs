@@ -1,10 +1,13 @@
-//! `users`: API accounts. Roles and contract owner ids are stored as comma-separated text so a
-//! page of users is one query.
+//! `users`: API accounts. Roles are stored as comma-separated text (a fixed, short list); the
+//! contract owners a user is restricted to are rows of `user_contract_owners`, so SQL can
+//! filter by them, and a page of users reads them in one more query.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use crate::schema::users;
+use std::collections::HashMap;
+
+use crate::schema::{user_contract_owners, users};
 
 #[derive(Debug, Clone, PartialEq, Queryable)]
 pub struct UserRow {
@@ -14,7 +17,6 @@ pub struct UserRow {
     pub password_hash: String,
     pub active: bool,
     pub roles: String,
-    pub contract_owner_ids: String,
     pub created_date: NaiveDateTime,
     pub updated_date: NaiveDateTime,
     pub last_login_date: Option<NaiveDateTime>,
@@ -24,13 +26,6 @@ pub struct UserRow {
 impl UserRow {
     pub fn role_codes(&self) -> Vec<String> {
         split_list(&self.roles)
-    }
-
-    pub fn contract_owner_id_list(&self) -> Vec<i64> {
-        split_list(&self.contract_owner_ids)
-            .iter()
-            .filter_map(|id| id.parse().ok())
-            .collect()
     }
 }
 
@@ -59,7 +54,6 @@ pub struct NewUser {
     pub password_hash: String,
     pub active: bool,
     pub roles: String,
-    pub contract_owner_ids: String,
     pub created_date: NaiveDateTime,
     pub updated_date: NaiveDateTime,
 }
@@ -74,7 +68,6 @@ pub struct UserChanges {
     pub password_hash: Option<String>,
     pub active: bool,
     pub roles: String,
-    pub contract_owner_ids: String,
     pub updated_date: NaiveDateTime,
 }
 
@@ -177,17 +170,81 @@ pub fn count_active_with_role(
         .count() as i64)
 }
 
-/// Whether any user is restricted to contract owner `id` (a scan: the ids are still stored as
-/// text, and users are few).
+/// Whether any user is restricted to contract owner `id`.
 pub fn references_contract_owner(
     connection: &mut crate::DbConnection,
     id: i64,
 ) -> crate::error::PersistenceResult<bool> {
-    let lists: Vec<String> = users::table
-        .select(users::contract_owner_ids)
+    Ok(diesel::select(diesel::dsl::exists(
+        user_contract_owners::table.filter(user_contract_owners::contract_owner_id.eq(id)),
+    ))
+    .get_result(connection)?)
+}
+
+/// A user and the contract owners it is restricted to (empty: all), in one statement.
+pub fn find_with_contract_owners(
+    connection: &mut crate::DbConnection,
+    id: i64,
+) -> crate::error::PersistenceResult<Option<(UserRow, Vec<i64>)>> {
+    let rows: Vec<(UserRow, Option<i64>)> = users::table
+        .left_join(user_contract_owners::table)
+        .filter(users::id.eq(id))
+        .select((
+            users::all_columns,
+            user_contract_owners::contract_owner_id.nullable(),
+        ))
+        .order(user_contract_owners::contract_owner_id)
         .load(connection)?;
-    let wanted = id.to_string();
-    Ok(lists
-        .iter()
-        .any(|list| list.split(',').any(|part| part == wanted)))
+    let mut rows = rows.into_iter();
+    let Some((user, first)) = rows.next() else {
+        return Ok(None);
+    };
+    let owners = first
+        .into_iter()
+        .chain(rows.filter_map(|(_, owner)| owner))
+        .collect();
+    Ok(Some((user, owners)))
+}
+
+/// The contract owners of each of `user_ids` (ascending; a user without any is absent): one
+/// query, whatever the number of users.
+pub fn contract_owners_of(
+    connection: &mut crate::DbConnection,
+    user_ids: &[i64],
+) -> crate::error::PersistenceResult<HashMap<i64, Vec<i64>>> {
+    let mut owners = HashMap::<i64, Vec<i64>>::new();
+    if user_ids.is_empty() {
+        return Ok(owners);
+    }
+    let links: Vec<(i64, i64)> = user_contract_owners::table
+        .filter(user_contract_owners::user_id.eq_any(user_ids))
+        .order((
+            user_contract_owners::user_id,
+            user_contract_owners::contract_owner_id,
+        ))
+        .load(connection)?;
+    for (user_id, contract_owner_id) in links {
+        owners.entry(user_id).or_default().push(contract_owner_id);
+    }
+    Ok(owners)
+}
+
+/// Makes the user's contract owners exactly `contract_owner_ids` (distinct ids).
+pub fn set_contract_owners(
+    connection: &mut crate::DbConnection,
+    user_id: i64,
+    contract_owner_ids: &[i64],
+) -> crate::error::PersistenceResult<()> {
+    diesel::delete(user_contract_owners::table.filter(user_contract_owners::user_id.eq(user_id)))
+        .execute(connection)?;
+    // One statement per link: a user has a handful, and MultiConnection has no batch insert.
+    for &contract_owner_id in contract_owner_ids {
+        diesel::insert_into(user_contract_owners::table)
+            .values((
+                user_contract_owners::user_id.eq(user_id),
+                user_contract_owners::contract_owner_id.eq(contract_owner_id),
+            ))
+            .execute(connection)?;
+    }
+    Ok(())
 }

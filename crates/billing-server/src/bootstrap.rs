@@ -104,7 +104,6 @@ pub fn create_user(
         password_hash: hash,
         active: true,
         roles: join_list(&codes),
-        contract_owner_ids: String::new(),
         created_date: now,
         updated_date: now,
     };
@@ -112,9 +111,9 @@ pub fn create_user(
         let row = users::insert(c, &user)?;
         audit::record_created_outside_api::<Users>(
             c,
-            principal_of(&row),
+            principal_of(&row, &[]),
             origin.request_id(),
-            &User::from(row.clone()),
+            &User::from_row(row.clone(), Vec::new()),
         )
         .map_err(|e| ServerError::Audit(e.cause_or_detail().to_owned()))?;
         Ok::<_, ServerError>(row)

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::common::ID;
 use crate::error::ApiError;
 use crate::machinery::resource::{
-    ApiResult, Field, FieldType, FilterParam, Operations, Prepared, Resource, page,
+    ApiResult, Field, FieldType, FilterParam, Operations, Prepared, Resource,
 };
 use crate::machinery::serde_dates::{serialize_date_time, serialize_optional_date_time};
 use crate::state::AppState;
@@ -38,12 +38,13 @@ pub struct User {
     pub version: i64,
 }
 
-impl From<UserRow> for User {
-    fn from(row: UserRow) -> Self {
+impl User {
+    /// A stored user and the contract owners it is restricted to.
+    pub fn from_row(row: UserRow, contract_owner_ids: Vec<i64>) -> Self {
         Self {
             id: row.id,
             roles: row.role_codes(),
-            contract_owner_ids: row.contract_owner_id_list(),
+            contract_owner_ids,
             username: row.username,
             email: row.email,
             active: row.active,
@@ -137,7 +138,7 @@ fn role_codes(roles: &[Role]) -> String {
 }
 
 /// 400 naming `contractOwnerIds` for each id that is not a contract owner, among those not
-/// already the user's (ids stored before contract owners existed do not block other changes).
+/// already the user's (the foreign key would refuse them too, but without naming the field).
 fn check_contract_owners(
     connection: &mut DbConnection,
     ids: &[i64],
@@ -309,7 +310,17 @@ impl Resource for Users {
         _: &AuthenticatedUser,
         query: &ListQuery,
     ) -> ApiResult<(Vec<User>, i64)> {
-        Ok(page(users::list(connection, query)?))
+        let (rows, total) = users::list(connection, query)?;
+        let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+        let mut owners = users::contract_owners_of(connection, &ids)?;
+        let records = rows
+            .into_iter()
+            .map(|row| {
+                let contract_owner_ids = owners.remove(&row.id).unwrap_or_default();
+                User::from_row(row, contract_owner_ids)
+            })
+            .collect();
+        Ok((records, total))
     }
 
     fn find(
@@ -317,7 +328,8 @@ impl Resource for Users {
         _: &AuthenticatedUser,
         id: i64,
     ) -> ApiResult<Option<User>> {
-        Ok(users::find(connection, id)?.map(User::from))
+        Ok(users::find_with_contract_owners(connection, id)?
+            .map(|(row, contract_owner_ids)| User::from_row(row, contract_owner_ids)))
     }
 
     fn create(
@@ -336,12 +348,12 @@ impl Resource for Users {
                 password_hash: user.password_hash.unwrap_or_default(),
                 active: user.active,
                 roles: role_codes(&user.roles),
-                contract_owner_ids: join_list(&user.contract_owner_ids),
                 created_date: now,
                 updated_date: now,
             },
         )?;
-        Ok(row.into())
+        users::set_contract_owners(connection, row.id, &user.contract_owner_ids)?;
+        Ok(User::from_row(row, user.contract_owner_ids))
     }
 
     fn replace(
@@ -363,17 +375,19 @@ impl Resource for Users {
             password_hash: user.password_hash,
             active: user.active,
             roles: role_codes(&user.roles),
-            contract_owner_ids: join_list(&user.contract_owner_ids),
             updated_date: billing_persistence::now(),
         };
         let Some(row) = users::update(connection, current.id, current.version, &changes)? else {
             return Ok(None);
         };
+        if user.contract_owner_ids != current.contract_owner_ids {
+            users::set_contract_owners(connection, row.id, &user.contract_owner_ids)?;
+        }
         ensure_an_administrator_remains(connection)?;
         if signs_out {
             refresh_tokens::revoke_all_for_user(connection, row.id)?;
         }
-        Ok(Some(row.into()))
+        Ok(Some(User::from_row(row, user.contract_owner_ids)))
     }
 }
 
