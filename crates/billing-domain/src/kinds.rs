@@ -10,6 +10,7 @@ use crate::codes::{CountryCode as CountryCodeValue, CurrencyCode as CurrencyCode
 use crate::text::{AsciiLetters, check_text};
 
 // Code sets are named in declarations (`Enum<ChargingUnitType>`) and resolved here.
+pub use crate::customers::InvoiceTemplateType;
 pub use crate::reference_data::ChargingUnitType;
 
 /// A kind of field: the value it holds and the rule that value obeys.
@@ -169,10 +170,19 @@ macro_rules! json_name {
     }};
 }
 
+/// A raw identifier (`r#type`, for a JSON member named after a keyword) is named without `r#`.
+const fn raw_prefix(bytes: &[u8]) -> usize {
+    if bytes.len() > 2 && bytes[0] == b'r' && bytes[1] == b'#' {
+        2
+    } else {
+        0
+    }
+}
+
 #[doc(hidden)]
 pub const fn camel_case_length(snake: &str) -> usize {
     let bytes = snake.as_bytes();
-    let (mut length, mut index) = (0, 0);
+    let (mut length, mut index) = (0, raw_prefix(bytes));
     while index < bytes.len() {
         if bytes[index] != b'_' {
             length += 1;
@@ -186,7 +196,7 @@ pub const fn camel_case_length(snake: &str) -> usize {
 pub const fn camel_case<const N: usize>(snake: &str) -> [u8; N] {
     let bytes = snake.as_bytes();
     let mut out = [0u8; N];
-    let (mut index, mut written, mut upper) = (0, 0, false);
+    let (mut index, mut written, mut upper) = (raw_prefix(bytes), 0, false);
     while index < bytes.len() {
         if bytes[index] == b'_' {
             upper = true;
@@ -227,6 +237,7 @@ mod tests {
             "chargeGroupCategoryId"
         );
         assert_eq!(json_name!(name), "name");
+        assert_eq!(json_name!(r#type), "type");
         assert_eq!(doc_text(" Name of it."), "Name of it.");
     }
 

@@ -9,6 +9,7 @@
 pub mod codes;
 pub mod countries;
 pub mod currency_codes;
+pub mod customers;
 pub mod dates;
 pub mod error;
 pub mod kinds;

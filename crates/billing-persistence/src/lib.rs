@@ -14,13 +14,16 @@ pub mod scratch;
 pub mod stored;
 
 pub mod audit_events;
+pub mod billing_cycles;
 pub mod charge_group_categories;
 pub mod charge_groups;
 pub mod contract_owner_sub_brands;
 pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
+pub mod customers;
 pub mod idempotency;
+pub mod invoice_templates;
 pub mod locales;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;

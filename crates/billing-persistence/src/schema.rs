@@ -187,3 +187,41 @@ diesel::allow_tables_to_appear_in_same_query!(
     users,
     user_contract_owners,
 );
+
+diesel::table! {
+    billing_cycles (id) {
+        id -> BigInt,
+        name -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    invoice_templates (id) {
+        id -> BigInt,
+        name -> Text,
+        r#type -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    customers (id) {
+        id -> BigInt,
+        customer_name -> Text,
+        customer_reference -> Text,
+        contract_owner_id -> BigInt,
+        contract_owner_sub_brand_id -> Nullable<BigInt>,
+        billing_cycle_id -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        created_date -> Timestamp,
+        updated_date -> Timestamp,
+        version -> BigInt,
+    }
+}
+
+diesel::joinable!(customers -> contract_owners (contract_owner_id));
+diesel::joinable!(customers -> billing_cycles (billing_cycle_id));
+diesel::allow_tables_to_appear_in_same_query!(customers, contract_owners, billing_cycles);
+diesel::allow_tables_to_appear_in_same_query!(customers, contract_owner_sub_brands);

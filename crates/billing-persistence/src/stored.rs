@@ -16,9 +16,11 @@ macro_rules! stored_resource {
                 $(#[doc = $doc:literal])*
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
+                $([$modifier:ident])?
             ),* $(,)?
         }
         $(children { $($children:tt)* })?
+        $(scope { $scope:ident })?
         rules { $($rules:tt)* }
         extra_filters { $($declared_extra:tt)* }
     ) => {
@@ -117,18 +119,24 @@ macro_rules! stored_resource {
                 Ok(deleted == 1)
             }
 
-            /// One page of rows matching the query (one count and, unless the page is past the
-            /// end, one select), and how many rows match in all.
+            /// One page of rows matching the query and visible in `scope` (one count and,
+            /// unless the page is past the end, one select), and how many rows match in all.
+            /// A declaration with a `scope` section filters on that column in SQL; others show
+            /// every row whatever the scope.
+            #[allow(unused_variables)]
             pub fn list(
                 connection: &mut $crate::DbConnection,
                 query: &::billing_domain::query::ListQuery,
+                scope: &::billing_domain::roles::ContractOwnerScope,
             ) -> PersistenceResult<(Vec<Row>, i64)> {
                 use ::diesel::prelude::*;
-                let total: i64 = $crate::declared_filters!(
+                let counted = $crate::declared_filters!(
                     $table::table.count().into_boxed(), &query.filters, $table,
                     { $($field : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
-                ).get_result(connection)?;
+                );
+                let total: i64 = $crate::scope_filter!(counted, scope, $($table::$scope)?)
+                    .get_result(connection)?;
                 if total == 0 || query.page.is_some_and(|page| page.offset() >= total) {
                     return Ok((Vec::new(), total));
                 }
@@ -137,7 +145,7 @@ macro_rules! stored_resource {
                     { $($field : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
                 );
-                let mut sorted = filtered;
+                let mut sorted = $crate::scope_filter!(filtered, scope, $($table::$scope)?);
                 for key in &query.sort {
                     let name = key.field;
                     if name == "id" {
@@ -178,6 +186,7 @@ macro_rules! stored_child {
                 $(#[doc = $doc:literal])*
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
+                $([$modifier:ident])?
             ),* $(,)?
         }
         rules { $($rules:tt)* }
@@ -269,6 +278,19 @@ macro_rules! stored_child {
                 Ok(())
             }
 
+            /// Whether `id` is one of the elements of `parent_id`.
+            pub fn is_element_of(
+                connection: &mut $crate::DbConnection,
+                parent_id: i64,
+                id: i64,
+            ) -> PersistenceResult<bool> {
+                use ::diesel::prelude::*;
+                Ok(::diesel::select(::diesel::dsl::exists(
+                    $table::table.find(id).filter($table::$parent.eq(parent_id)),
+                ))
+                .get_result(connection)?)
+            }
+
             /// Removes every element of `parent_id` (before the parent itself goes).
             pub fn delete_of(connection: &mut $crate::DbConnection, parent_id: i64) -> PersistenceResult<()> {
                 use ::diesel::prelude::*;
@@ -277,6 +299,24 @@ macro_rules! stored_child {
             }
         }
         pub use self::stored::*;
+    };
+}
+
+/// Keeps the rows of a boxed query whose scope column is among the caller's contract owners
+/// (every row for an unrestricted caller, or for a declaration without a `scope` section).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! scope_filter {
+    ($query:expr, $scope:expr, ) => {
+        $query
+    };
+    ($query:expr, $scope:expr, $column:expr) => {
+        match $scope {
+            ::billing_domain::roles::ContractOwnerScope::All => $query,
+            ::billing_domain::roles::ContractOwnerScope::Only(ids) => {
+                $query.filter($column.eq_any(ids.clone()))
+            }
+        }
     };
 }
 
@@ -289,6 +329,12 @@ macro_rules! stored_type {
     };
     (optional $kind:ident $(<$($param:tt),*>)?) => {
         Option<<$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value>
+    };
+    (created $kind:ident) => {
+        <$kind as ::billing_domain::kinds::Kind>::Value
+    };
+    (updated $kind:ident) => {
+        <$kind as ::billing_domain::kinds::Kind>::Value
     };
 }
 
@@ -354,5 +400,8 @@ macro_rules! access_sort {
     };
     (optional, $query:ident, $column:expr, $descending:expr) => {
         $crate::sort_column!(nullable, $query, $column, $descending)
+    };
+    ($stamp:ident, $query:ident, $column:expr, $descending:expr) => {
+        $crate::sort_column!(plain, $query, $column, $descending)
     };
 }

@@ -30,6 +30,7 @@ fn declared() -> Tables {
         } else if let (Some(table), Some((column, kind))) = (&current, trimmed.split_once(" -> ")) {
             let column_type = kind.trim_end_matches(',').to_owned();
             if let Some(columns) = tables.get_mut(table) {
+                let column = column.strip_prefix("r#").unwrap_or(column);
                 columns.push(format!("{column} -> {column_type}"));
             }
         } else if trimmed == "}" && line.starts_with("    }") {

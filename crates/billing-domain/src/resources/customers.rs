@@ -34,3 +34,70 @@ macro_rules! contract_owner_sub_brands {
         extra_filters {}
     } };
 }
+
+/// `billing_cycles` (decisions §4).
+#[macro_export]
+macro_rules! billing_cycles {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// The cycles customers are billed on.
+        billing_cycles {
+            /// Name of the billing cycle.
+            name: required Text<1, 255>,
+        }
+        rules {}
+        extra_filters {}
+    } };
+}
+
+/// `invoice_templates` (decisions §4).
+#[macro_export]
+macro_rules! invoice_templates {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// The layouts invoices are printed with. A site's invoice template must be of type
+        /// INVOICE and its summary template of type INVOICE_SUMMARY, so a template's type is
+        /// fixed when it is created.
+        invoice_templates {
+            /// Name of the template.
+            name: required Text<1, 255>,
+            /// INVOICE, INVOICE_SUMMARY or ELECTRONIC_SUMMARY. Set on creation only: a change
+            /// afterwards is refused (400).
+            r#type: required Enum<InvoiceTemplateType> [create_only],
+        }
+        rules {}
+        extra_filters {}
+    } };
+}
+
+/// `customers` (decisions §4).
+#[macro_export]
+macro_rules! customers {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// The people and companies contracted with a contract owner. A user restricted to
+        /// some contract owners sees only their customers (lists and counts are filtered); a
+        /// request for another owner's customer, or a write that would give a customer to
+        /// one, is refused (403).
+        customers {
+            /// Name of the customer.
+            customer_name: required Text<1, 100>,
+            /// The customer's reference.
+            customer_reference: required Text<1, 100>,
+            /// Id of the contract owner the customer is contracted with.
+            contract_owner_id: required Id references(contract_owners, "contract owner"),
+            /// Id of one of that contract owner's sub-brands, or null.
+            contract_owner_sub_brand_id: optional Id,
+            /// Id of the billing cycle the customer is billed on.
+            billing_cycle_id: required Id references(billing_cycles, "billing cycle"),
+            /// The date the customer starts (yyyy-MM-dd).
+            start_date: required Date,
+            /// The customer's last date; null when open-ended. Not before startDate.
+            end_date: optional Date,
+            /// When the customer was created (UTC).
+            created_date: created DateTime,
+            /// When the customer was last changed (UTC).
+            updated_date: updated DateTime,
+        }
+        scope { contract_owner_id }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}

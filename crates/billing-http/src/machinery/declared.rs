@@ -79,11 +79,13 @@ macro_rules! api_resource {
                 $(#[doc = $doc:literal])*
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
+                $([$modifier:ident])?
             ),* $(,)?
         }
         $(children {
             $( $(#[doc = $cdoc:literal])* $cfield:ident : $cmult:ident $ctable:ident ),* $(,)?
         })?
+        $(scope { $scope:ident })?
         rules { $($rule:ident($($rule_arg:ident),*)),* $(,)? }
         extra_filters { $( $(#[doc = $xdoc:literal])* $xname:ident : $xkind:ident ),* $(,)? }
     ) => {
@@ -192,14 +194,25 @@ macro_rules! api_resource {
 
             impl Input {
                 /// The values to store, once the rules across fields and the references hold
-                /// (in the record and in every owned element).
+                /// (in the record and in every owned element). `current` is the stored record a
+                /// replace starts from (`None` on create): its stamps and create-only values.
                 #[allow(unused_variables, unused_mut)]
                 pub fn changes(
                     &self,
                     connection: &mut ::billing_persistence::DbConnection,
+                    current: Option<&Record>,
                 ) -> ApiResult<(storage::Changes, Children)> {
-                    $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field);)*
+                    let now = ::billing_persistence::now();
+                    $(let $field = $crate::api_value!(
+                        $access, $kind $(<$($param),*>)?, &self.$field,
+                        current.map(|current| &current.$field), now
+                    );)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
+                    $($crate::api_create_only!(
+                        [$($modifier)?], errors, $access, $field,
+                        $crate::api_type!(Output $access $kind $(<$($param),*>)?),
+                        current.map(|current| &current.$field)
+                    );)*
                     $(errors.collect(::billing_domain::rules::$rule($(&$rule_arg),*));)*
                     if !errors.is_empty() {
                         return Err(errors.into());
@@ -263,21 +276,27 @@ macro_rules! api_resource {
 
                 fn list(
                     connection: &mut ::billing_persistence::DbConnection,
-                    _: &::billing_auth::AuthenticatedUser,
+                    caller: &::billing_auth::AuthenticatedUser,
                     query: &::billing_domain::query::ListQuery,
                 ) -> ApiResult<(Vec<Record>, i64)> {
-                    let (records, total) = $crate::machinery::resource::page(storage::list(connection, query)?);
+                    let (records, total) = $crate::machinery::resource::page(
+                        storage::list(connection, query, &caller.contract_owners)?,
+                    );
                     Ok((Record::with_children(connection, records)?, total))
                 }
 
+                /// 403 for a record outside the caller's scope (lists leave those out).
+                #[allow(unused_variables)]
                 fn find(
                     connection: &mut ::billing_persistence::DbConnection,
-                    _: &::billing_auth::AuthenticatedUser,
+                    caller: &::billing_auth::AuthenticatedUser,
                     id: i64,
                 ) -> ApiResult<Option<Record>> {
-                    storage::find(connection, id)?
-                        .map(|row| Record::assemble(connection, row))
-                        .transpose()
+                    let Some(row) = storage::find(connection, id)? else {
+                        return Ok(None);
+                    };
+                    $($crate::machinery::resource::check_scope(caller, $noun, row.id, row.$scope)?;)?
+                    Record::assemble(connection, row).map(Some)
                 }
 
                 fn create(
@@ -285,7 +304,10 @@ macro_rules! api_resource {
                     caller: &::billing_auth::AuthenticatedUser,
                     input: Input,
                 ) -> ApiResult<Record> {
-                    let (changes, children) = input.changes(connection)?;
+                    let (changes, children) = input.changes(connection, None)?;
+                    $($crate::machinery::resource::check_scope_of_write(
+                        caller, ::billing_domain::json_name!($scope), changes.$scope,
+                    )?;)?
                     <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, &changes)?;
                     let row = storage::insert(connection, &changes)?;
                     children.write(connection, row.id)?;
@@ -299,7 +321,10 @@ macro_rules! api_resource {
                     input: Input,
                 ) -> ApiResult<Option<Record>> {
                     <super::$name as $crate::machinery::declared::Hooks>::check_change(connection, caller, current)?;
-                    let (changes, children) = input.changes(connection)?;
+                    let (changes, children) = input.changes(connection, Some(current))?;
+                    $($crate::machinery::resource::check_scope_of_write(
+                        caller, ::billing_domain::json_name!($scope), changes.$scope,
+                    )?;)?
                     <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, &changes)?;
                     // The record's row is rewritten even when only its children change, so its
                     // version (and ETag) moves and a concurrent writer of the same version loses.
@@ -394,7 +419,7 @@ macro_rules! api_child {
                     &self,
                     connection: &mut ::billing_persistence::DbConnection,
                 ) -> ApiResult<(Option<i64>, storage::Changes)> {
-                    $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field);)*
+                    $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field, (), ());)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
                     $(errors.collect(::billing_domain::rules::$rule($(&$rule_arg),*));)*
                     if !errors.is_empty() {
@@ -454,6 +479,12 @@ macro_rules! api_type {
     ($shape:ident optional $kind:ident $(<$($param:tt),*>)?) => {
         Option<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::$shape>
     };
+    (Input $stamp:ident $kind:ident) => {
+        ()
+    };
+    (Output $stamp:ident $kind:ident) => {
+        <$kind as $crate::machinery::kinds::ApiKind>::Output
+    };
 }
 
 /// A stored value as a response shows it.
@@ -466,19 +497,48 @@ macro_rules! api_convert {
     (optional, $value:expr) => {
         ($value).map(Into::into)
     };
+    ($stamp:ident, $value:expr) => {
+        ($value).into()
+    };
 }
 
-/// The domain value of what a body carried.
+/// The value to store: what a body carried, or for a stamp the time of the write (`created`:
+/// kept from the stored record on a replace).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! api_value {
-    (required, $kind:ty, $input:expr) => {
+    (required, $kind:ty, $input:expr, $current:expr, $now:expr) => {
         <$kind as $crate::machinery::kinds::ApiKind>::value($input)
     };
-    (optional, $kind:ty, $input:expr) => {
+    (optional, $kind:ty, $input:expr, $current:expr, $now:expr) => {
         ($input)
             .as_ref()
             .map(<$kind as $crate::machinery::kinds::ApiKind>::value)
+    };
+    (created, DateTime, $input:expr, $current:expr, $now:expr) => {
+        ($current).map_or($now, |stamp| stamp.0)
+    };
+    (updated, DateTime, $input:expr, $current:expr, $now:expr) => {
+        $now
+    };
+}
+
+/// For a `[create_only]` field, a replace (or patch) that changes the stored value is an error
+/// naming the field.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_create_only {
+    ([], $errors:ident, $access:ident, $field:ident, $output:ty, $current:expr) => {};
+    ([create_only], $errors:ident, $access:ident, $field:ident, $output:ty, $current:expr) => {
+        if let Some(stored) = $current {
+            let wanted: $output = $crate::api_convert!($access, $field.clone());
+            if &wanted != stored {
+                $errors.push(
+                    ::billing_domain::json_name!($field),
+                    "is set on creation only and cannot be changed",
+                );
+            }
+        }
     };
 }
 

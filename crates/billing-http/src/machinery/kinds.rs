@@ -17,7 +17,13 @@ pub trait ApiKind: Kind {
     /// What a request body carries for it.
     type Input: DeserializeOwned + Default + std::fmt::Debug + Send + 'static;
     /// What a response shows for it.
-    type Output: Serialize + From<Self::Value> + std::fmt::Debug + Clone + Send + 'static;
+    type Output: Serialize
+        + From<Self::Value>
+        + PartialEq
+        + std::fmt::Debug
+        + Clone
+        + Send
+        + 'static;
     /// Its schema in the OpenAPI document.
     const FIELD_TYPE: FieldType;
     /// How a list filters on it.
@@ -25,6 +31,17 @@ pub trait ApiKind: Kind {
 
     /// The domain value of what a body carried.
     fn value(input: &Self::Input) -> Self::Value;
+}
+
+/// garde's check of a stamp (`created`, `updated`): a body never carries one (the member
+/// checks refuse it as read-only), so there is nothing to check.
+pub fn created<K: ApiKind>(_: &(), _: &()) -> garde::Result {
+    Ok(())
+}
+
+/// See [`created`].
+pub fn updated<K: ApiKind>(_: &(), _: &()) -> garde::Result {
+    Ok(())
 }
 
 /// garde's check of a required field: the kind's rule.

@@ -210,11 +210,19 @@ pub fn validate<T: garde::Validate<Context = ()>>(value: &T) -> Result<(), ApiEr
     })
 }
 
-/// `charge_group_id` → `chargeGroupId`, segment by segment.
+/// `charge_group_id` → `chargeGroupId`, segment by segment; a raw identifier (`r#type`, a
+/// member named after a keyword) loses its `r#`.
 pub fn camel_case_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut upper_next = false;
-    for c in path.chars() {
+    let mut rest = path;
+    while let Some(c) = rest.chars().next() {
+        let segment_start = out.is_empty() || out.ends_with('.');
+        if segment_start && let Some(unraw) = rest.strip_prefix("r#") {
+            rest = unraw;
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
         if c == '_' {
             upper_next = true;
         } else if upper_next {
@@ -241,6 +249,8 @@ mod tests {
     #[test]
     fn camel_case_paths() {
         insta::assert_snapshot!(camel_case_path("locale.country_code[0].charge_group_id"), @"locale.countryCode[0].chargeGroupId");
+        insta::assert_snapshot!(camel_case_path("r#type"), @"type");
+        insta::assert_snapshot!(camel_case_path("items[0].r#type"), @"items[0].type");
     }
 
     #[test]

@@ -155,6 +155,24 @@ impl Field {
         )
     }
 
+    /// A stamp the server sets when the record is created (read-only).
+    pub const fn created(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description)
+    }
+
+    /// A stamp the server sets on every write (read-only).
+    pub const fn updated(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description)
+    }
+
     pub const fn nullable(mut self) -> Self {
         self.nullable = true;
         self
@@ -395,6 +413,39 @@ pub fn not_found<R: Resource>(id: i64) -> ApiError {
 /// 400 naming `field` for a reference to a record that does not exist.
 pub fn missing_reference(field: &str, noun: &str, id: i64) -> ApiError {
     ApiError::field(field, format!("{noun} {id} does not exist"))
+}
+
+/// 403 unless the caller may see records of contract owner `contract_owner_id` (the record
+/// `id` of a resource scoped by contract owner).
+pub fn check_scope(
+    caller: &AuthenticatedUser,
+    noun: &str,
+    id: i64,
+    contract_owner_id: i64,
+) -> ApiResult<()> {
+    if caller.contract_owners.allows(contract_owner_id) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(format!(
+            "{noun} {id} belongs to a contract owner you are not allowed to see"
+        )))
+    }
+}
+
+/// 403 unless the caller may write records of contract owner `contract_owner_id` (the value
+/// of `field` in a create or replace).
+pub fn check_scope_of_write(
+    caller: &AuthenticatedUser,
+    field: &str,
+    contract_owner_id: i64,
+) -> ApiResult<()> {
+    if caller.contract_owners.allows(contract_owner_id) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(format!(
+            "{field}: contract owner {contract_owner_id} is not one of your contract owners"
+        )))
+    }
 }
 
 /// 409 when a record cannot be removed because others use it.

@@ -2,7 +2,7 @@
 //! sub-brands (an owned list: written with the owner, in one transaction).
 
 use billing_auth::AuthenticatedUser;
-use billing_persistence::{DbConnection, users};
+use billing_persistence::{DbConnection, customers, users};
 
 use crate::machinery::declared::Hooks;
 use crate::machinery::resource::{ApiResult, still_referenced};
@@ -32,6 +32,9 @@ impl Hooks for ContractOwners {
                 current.id,
                 "users restricted to it",
             ));
+        }
+        if customers::with_contract_owner(connection, current.id)? {
+            return Err(still_referenced("contract owner", current.id, "customers"));
         }
         Ok(())
     }

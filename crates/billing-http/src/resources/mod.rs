@@ -2,6 +2,7 @@
 //! `documentation` describes them for the OpenAPI document: one list, so the two cannot drift.
 
 pub mod audit_events;
+pub mod billing_cycles;
 pub mod charge_group_categories;
 pub mod charge_groups;
 pub mod common;
@@ -9,6 +10,8 @@ pub mod contract_owner_sub_brands;
 pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
+pub mod customers;
+pub mod invoice_templates;
 pub mod locales;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
@@ -43,5 +46,8 @@ resources!(
     charge_groups::ChargeGroups,
     reference_data_source_charge_groups::ReferenceDataSourceChargeGroups,
     contract_owners::ContractOwners,
+    billing_cycles::BillingCycles,
+    invoice_templates::InvoiceTemplates,
+    customers::Customers,
     audit_events::AuditEvents,
 );

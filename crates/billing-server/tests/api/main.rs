@@ -12,6 +12,7 @@ mod cli;
 mod contract_owners;
 mod conventions;
 mod currencies_and_locales;
+mod customers;
 mod operations;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;

@@ -1,0 +1,14 @@
+//! Customer-side code sets and rules (decisions §4).
+
+/// What an invoice template lays out (decisions §4): a site's invoice template must be an
+/// INVOICE one, its summary template an INVOICE_SUMMARY one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvoiceTemplateType {
+    Invoice,
+    InvoiceSummary,
+    ElectronicSummary,
+}
+
+impl crate::kinds::CodeSet for InvoiceTemplateType {
+    const CODES: &'static [&'static str] = &["INVOICE", "INVOICE_SUMMARY", "ELECTRONIC_SUMMARY"];
+}

@@ -1,0 +1,47 @@
+//! `/v1/customers` (decisions §4): scoped by contract owner; the sub-brand, when given, must be
+//! one of the contract owner's.
+
+use billing_auth::AuthenticatedUser;
+use billing_persistence::{DbConnection, contract_owner_sub_brands};
+
+use crate::error::ApiError;
+use crate::machinery::declared::{Hooks, Shapes};
+use crate::machinery::resource::ApiResult;
+
+pub struct Customers;
+
+billing_domain::customers!(
+    crate::api_resource,
+    Customers {
+        path: "customers",
+        noun: "customer",
+        read: ReadCustomers,
+        write: WriteCustomers,
+        storage: billing_persistence::customers,
+    }
+);
+
+impl Hooks for Customers {
+    fn check_write(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        changes: &<Self as Shapes>::Changes,
+    ) -> ApiResult<()> {
+        if let Some(sub_brand) = changes.contract_owner_sub_brand_id
+            && !contract_owner_sub_brands::is_element_of(
+                connection,
+                changes.contract_owner_id,
+                sub_brand,
+            )?
+        {
+            return Err(ApiError::field(
+                billing_domain::json_name!(contract_owner_sub_brand_id),
+                format!(
+                    "sub-brand {sub_brand} is not one of contract owner {}'s sub-brands",
+                    changes.contract_owner_id
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

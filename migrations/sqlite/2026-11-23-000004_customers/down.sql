@@ -1,0 +1,3 @@
+DROP TABLE customers;
+DROP TABLE invoice_templates;
+DROP TABLE billing_cycles;
