@@ -12,3 +12,15 @@ pub enum InvoiceTemplateType {
 impl crate::kinds::CodeSet for InvoiceTemplateType {
     const CODES: &'static [&'static str] = &["INVOICE", "INVOICE_SUMMARY", "ELECTRONIC_SUMMARY"];
 }
+
+/// The payment providers whose mandates the platform knows (decisions §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MandateProvider {
+    ProviderB,
+    ProviderC,
+    ProviderD,
+}
+
+impl crate::kinds::CodeSet for MandateProvider {
+    const CODES: &'static [&'static str] = &["PROVIDER_B", "PROVIDER_C", "PROVIDER_D"];
+}

@@ -10,7 +10,7 @@ use crate::codes::{CountryCode as CountryCodeValue, CurrencyCode as CurrencyCode
 use crate::text::{AsciiLetters, check_text};
 
 // Code sets are named in declarations (`Enum<ChargingUnitType>`) and resolved here.
-pub use crate::customers::InvoiceTemplateType;
+pub use crate::customers::{InvoiceTemplateType, MandateProvider};
 pub use crate::reference_data::ChargingUnitType;
 
 /// A kind of field: the value it holds and the rule that value obeys.

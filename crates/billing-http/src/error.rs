@@ -255,7 +255,7 @@ impl From<PersistenceError> for ApiError {
 
 /// Which fields a unique constraint covers, in API words.
 fn describe_constraint(constraint: &str) -> &'static str {
-    const KNOWN: [(&str, &str); 6] = [
+    const KNOWN: [(&str, &str); 7] = [
         ("username", "username"),
         ("currencies", "code"),
         ("locales", "country and currency"),
@@ -265,6 +265,7 @@ fn describe_constraint(constraint: &str) -> &'static str {
             "reference_data_source_charge_groups",
             "referenceDataSourceId and code",
         ),
+        ("payment_provider_mandates", "provider and mandateReference"),
     ];
     KNOWN
         .iter()

@@ -87,6 +87,20 @@ macro_rules! filter_column {
             None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};
+    // An optional text column: a value matches only where the column is set.
+    (nullable_text, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
+        use billing_domain::query::TextFilter;
+        match $crate::list::text_filter($filter) {
+            Some(TextFilter::Equals(value)) => $query.filter($column.eq(value.clone())),
+            Some(TextFilter::AnyOf(values)) => $query.filter($column.eq_any(values.clone())),
+            Some(TextFilter::Contains(value)) => $query.filter(
+                $crate::list::lower_nullable($column)
+                    .like($crate::list::contains_pattern(value))
+                    .escape('\\'),
+            ),
+            None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
     (id, $query:ident, ($column:expr), $filter:expr, $name:expr) => {
         match $filter {
             billing_domain::query::Filter::Id(id) => $query.filter($column.eq(*id)),

@@ -225,3 +225,24 @@ diesel::joinable!(customers -> contract_owners (contract_owner_id));
 diesel::joinable!(customers -> billing_cycles (billing_cycle_id));
 diesel::allow_tables_to_appear_in_same_query!(customers, contract_owners, billing_cycles);
 diesel::allow_tables_to_appear_in_same_query!(customers, contract_owner_sub_brands);
+
+diesel::table! {
+    custom_field_definitions (id) {
+        id -> BigInt,
+        label -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    payment_provider_mandates (id) {
+        id -> BigInt,
+        provider -> Text,
+        mandate_reference -> Text,
+        status -> Text,
+        third_party_customer_reference -> Nullable<Text>,
+        created_date -> Timestamp,
+        updated_date -> Timestamp,
+        version -> BigInt,
+    }
+}

@@ -101,3 +101,43 @@ macro_rules! customers {
         extra_filters {}
     } };
 }
+
+/// `custom_field_definitions` (decisions §4).
+#[macro_export]
+macro_rules! custom_field_definitions {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// The custom fields sites can carry values for.
+        custom_field_definitions {
+            /// Display label of the field.
+            label: required Text<1, 255>,
+        }
+        rules {}
+        extra_filters {}
+    } };
+}
+
+/// `payment_provider_mandates` (decisions §4).
+#[macro_export]
+macro_rules! payment_provider_mandates {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// The direct-debit mandates known to the platform. A site paying by PROVIDER_B,
+        /// PROVIDER_C or PROVIDER_D names one by its mandateReference, and shows its status
+        /// and dates. A reference is unique per provider (409).
+        payment_provider_mandates {
+            /// PROVIDER_B, PROVIDER_C or PROVIDER_D.
+            provider: required Enum<MandateProvider>,
+            /// The provider's reference of the mandate; unique per provider.
+            mandate_reference: required Text<1, 255>,
+            /// The mandate's status as the provider reports it (free text).
+            status: required Text<1, 100>,
+            /// The customer's reference in the provider's system, or null.
+            third_party_customer_reference: optional Text<1, 255>,
+            /// When the mandate was recorded (UTC).
+            created_date: created DateTime,
+            /// When the mandate was last changed (UTC).
+            updated_date: updated DateTime,
+        }
+        rules {}
+        extra_filters {}
+    } };
+}

@@ -10,9 +10,11 @@ pub mod contract_owner_sub_brands;
 pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
+pub mod custom_field_definitions;
 pub mod customers;
 pub mod invoice_templates;
 pub mod locales;
+pub mod payment_provider_mandates;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod user_roles;
@@ -49,5 +51,7 @@ resources!(
     billing_cycles::BillingCycles,
     invoice_templates::InvoiceTemplates,
     customers::Customers,
+    custom_field_definitions::CustomFieldDefinitions,
+    payment_provider_mandates::PaymentProviderMandates,
     audit_events::AuditEvents,
 );

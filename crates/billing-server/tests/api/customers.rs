@@ -203,3 +203,35 @@ api_test! {
         assert_eq!(app.head("/v1/invoice-templates?type=INVOICE_SUMMARY").header("x-total-count"), Some("1"));
     }
 }
+
+api_test! {
+    fn mandates_are_unique_per_provider_and_filter_on_optional_text(app) {
+        let body = |provider: &str, reference: &str, third: Value| json!({
+            "provider": provider, "mandateReference": reference, "status": "Active", "thirdPartyCustomerReference": third,
+        });
+        let created = app.create("/v1/payment-provider-mandates", body("PROVIDER_B", "MD-1", json!("Cust-ABC")));
+        assert_eq!(created["createdDate"], created["updatedDate"]);
+        let duplicate = app.post("/v1/payment-provider-mandates", body("PROVIDER_B", "MD-1", Value::Null));
+        duplicate.assert_problem(409);
+        assert!(duplicate.text.contains("provider and mandateReference"), "{}", duplicate.text);
+        app.create("/v1/payment-provider-mandates", body("PROVIDER_C", "MD-1", Value::Null));
+        assert_eq!(app.post("/v1/payment-provider-mandates", body("PROVIDER_A", "MD-2", Value::Null)).error_fields(), vec!["provider"]);
+        assert_eq!(app.post("/v1/payment-provider-mandates", body("PROVIDER_D", "", Value::Null)).error_fields(), vec!["mandateReference"]);
+        // An optional text member filters like any text; unset rows never match.
+        assert_eq!(app.head("/v1/payment-provider-mandates?thirdPartyCustomerReference=like:abc").header("x-total-count"), Some("1"));
+        assert_eq!(app.head("/v1/payment-provider-mandates?thirdPartyCustomerReference=Cust-ABC").header("x-total-count"), Some("1"));
+        assert_eq!(app.head("/v1/payment-provider-mandates?mandateReference=MD-1").header("x-total-count"), Some("2"));
+        let sorted = app.get("/v1/payment-provider-mandates?page=1&pageSize=10&sort=thirdPartyCustomerReference:desc");
+        assert_eq!(sorted.status, 200, "{}", sorted.text);
+    }
+
+    fn custom_field_definitions_follow_the_customer_permissions(app) {
+        let manager = app.user_with_roles("manager", &["CUSTOMER_MANAGER"]);
+        let reader = app.user_with_roles("reader", &["READ_ONLY"]);
+        let created = app.post_as(&manager, "/v1/custom-field-definitions", json!({ "label": "Cost centre" }));
+        assert_eq!(created.status, 201, "{}", created.text);
+        app.post_as(&reader, "/v1/custom-field-definitions", json!({ "label": "No" })).assert_problem(403);
+        assert_eq!(app.get_as(&reader, "/v1/custom-field-definitions?page=1&pageSize=5").header("x-total-count"), Some("1"));
+        assert_eq!(app.post("/v1/custom-field-definitions", json!({ "label": "x".repeat(256) })).error_fields(), vec!["label"]);
+    }
+}
