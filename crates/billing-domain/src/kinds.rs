@@ -12,6 +12,9 @@ use crate::text::{AsciiLetters, check_text};
 // Code sets are named in declarations (`Enum<ChargingUnitType>`) and resolved here.
 pub use crate::customers::{InvoiceTemplateType, MandateProvider};
 pub use crate::reference_data::ChargingUnitType;
+pub use crate::sites::codes::{
+    ContactRole, Email, Integer, PaymentMethod, Postcode, ReceiveBy, RepaymentAmount, Telephone,
+};
 
 /// A kind of field: the value it holds and the rule that value obeys.
 pub trait Kind: 'static {

@@ -20,6 +20,7 @@ pub mod reference_data;
 pub mod resources;
 pub mod roles;
 pub mod rules;
+pub mod sites;
 pub mod text;
 pub mod users;
 

@@ -1,0 +1,42 @@
+//! The rules of a customer site (interface 2.5–2.9, decisions §4), as pure functions and
+//! kinds: field rules are kinds (`Postcode`, `Telephone`, `Email`, `Integer<0, 365>`, …), and
+//! the rules that span fields or elements take the values, and any stored facts they need
+//! (a mandate, the receiving site), as arguments. Nothing here reads a database, so a batch
+//! job validates sites with this crate alone.
+//!
+//! Every error names the JSON path of its member (`siteContacts[1].receiveInvoiceBy`).
+
+pub mod codes;
+pub mod contacts;
+pub mod invoicing;
+pub mod repayment;
+
+pub use codes::{ContactRole, PaymentMethod, ReceiveBy};
+pub use contacts::{ContactInvoiceFlags, settle_invoice_contact};
+pub use invoicing::{
+    MandateFacts, ReceivingSiteFacts, check_invoice_routing, check_mandate, check_payment_terms,
+    check_receiving_site,
+};
+pub use repayment::check_repayment_plan;
+
+use chrono::NaiveDate;
+
+/// A site is ended when its end date is before `today` (UTC): it ends at the end of its
+/// end date (interface §3).
+pub fn is_ended(end_date: Option<NaiveDate>, today: NaiveDate) -> bool {
+    end_date.is_some_and(|end| end < today)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dates::parse_date;
+
+    #[test]
+    fn a_site_ends_after_its_end_date() {
+        let day = |value| parse_date(value).expect("date");
+        assert!(!is_ended(None, day("2026-11-23")));
+        assert!(!is_ended(Some(day("2026-11-23")), day("2026-11-23")));
+        assert!(is_ended(Some(day("2026-11-22")), day("2026-11-23")));
+    }
+}
