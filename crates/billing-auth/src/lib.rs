@@ -6,6 +6,7 @@
 pub mod error;
 pub mod password;
 pub mod principal;
+pub mod principal_cache;
 pub mod refresh_token;
 pub mod secret;
 pub mod service;

@@ -9,6 +9,7 @@ use billing_persistence::{Database, DbConnection, PersistenceError, refresh_toke
 use crate::error::AuthError;
 use crate::password::{HashingPool, dummy_hash};
 use crate::principal::AuthenticatedUser;
+use crate::principal_cache::{KnownUser, PRINCIPAL_MAX_AGE, PrincipalCache};
 use crate::refresh_token;
 use crate::secret::Secret;
 use crate::throttle::{LoginThrottle, ThrottlePolicy};
@@ -44,6 +45,7 @@ pub struct AuthService {
     tokens: AccessTokens,
     hashing: HashingPool,
     throttle: LoginThrottle,
+    principals: PrincipalCache,
     config: AuthConfig,
 }
 
@@ -72,6 +74,7 @@ impl AuthService {
             tokens,
             hashing: HashingPool::new(config.hashing_threads, config.hashing_queue),
             throttle: LoginThrottle::new(config.throttle),
+            principals: PrincipalCache::new(PRINCIPAL_MAX_AGE),
             config,
         }
     }
@@ -203,21 +206,45 @@ impl AuthService {
         .await
     }
 
-    /// Checks a bearer token and loads the user as they are now: a deactivated user or a
-    /// changed role takes effect on the next request.
+    /// Checks a bearer token and finds the user as they are now: from memory when read less
+    /// than a second ago (no trip to the database), else from the database. A deactivated
+    /// user or a changed role takes effect within a second, and at once when changed through
+    /// this instance ([`AuthService::forget_cached_users`]).
     pub async fn authenticate_bearer(&self, token: &str) -> Result<AuthenticatedUser, AuthError> {
         let user_id = self.tokens.verify(token)?;
-        let database = self.database.clone();
-        let user =
-            blocking(move || Ok(database.read(|c| users::find_with_contract_owners(c, user_id))?))
+        let known = match self.principals.get(user_id) {
+            Some(known) => known,
+            None => {
+                let generation = self.principals.generation();
+                let loaded_at = Instant::now();
+                let database = self.database.clone();
+                let user = blocking(move || {
+                    Ok(database.read(|c| users::find_with_contract_owners(c, user_id))?)
+                })
                 .await?;
-        match user {
-            Some((user, contract_owner_ids)) if user.active => {
-                Ok(principal_of(&user, &contract_owner_ids))
+                let known = match user {
+                    Some((user, contract_owner_ids)) if user.active => {
+                        KnownUser::Active(principal_of(&user, &contract_owner_ids))
+                    }
+                    Some(_) => KnownUser::Inactive,
+                    None => KnownUser::Missing,
+                };
+                self.principals
+                    .insert(user_id, known.clone(), generation, loaded_at);
+                known
             }
-            Some(_) => Err(AuthError::InvalidToken("the user account is inactive")),
-            None => Err(AuthError::InvalidToken("the user account no longer exists")),
+        };
+        match known {
+            KnownUser::Active(user) => Ok(user),
+            KnownUser::Inactive => Err(AuthError::InvalidToken("the user account is inactive")),
+            KnownUser::Missing => Err(AuthError::InvalidToken("the user account no longer exists")),
         }
+    }
+
+    /// Makes the next request of every caller read its user again: called after a change to
+    /// users commits.
+    pub fn forget_cached_users(&self) {
+        self.principals.forget_all();
     }
 
     fn pair(&self, user: &UserRow, refresh_token: String) -> Result<TokenPair, AuthError> {

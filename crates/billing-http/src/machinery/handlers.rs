@@ -319,6 +319,7 @@ pub async fn create<R: Resource>(
         })
     })
     .await??;
+    R::committed(&state);
     let (response, replayed) = stored;
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::CREATED);
     let mut builder = HttpResponse::build(status);
@@ -388,6 +389,7 @@ pub async fn replace<R: Resource>(
         })
     })
     .await??;
+    R::committed(&state);
     record_response::<R>(&record)
 }
 
@@ -433,6 +435,7 @@ pub async fn patch<R: Resource>(
         })
     })
     .await??;
+    R::committed(&state);
     record_response::<R>(&record)
 }
 
@@ -458,6 +461,7 @@ pub async fn delete<R: Resource>(
         })
     })
     .await??;
+    R::committed(&state);
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -530,6 +534,7 @@ pub async fn bulk_update<R: Resource>(
         })
     })
     .await??;
+    R::committed(&state);
     Ok(HttpResponse::Ok().json(to_json(&records)?))
 }
 

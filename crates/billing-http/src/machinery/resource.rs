@@ -354,6 +354,12 @@ pub trait Resource: Sized + 'static {
         Ok(())
     }
 
+    /// Runs after a write of this resource committed. Users forget the callers served from
+    /// memory, so a change to a user takes effect on its next request. Nothing by default.
+    fn committed(state: &AppState) {
+        let _ = state;
+    }
+
     fn create(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,

@@ -298,6 +298,10 @@ impl Resource for Users {
         Ok(prepared)
     }
 
+    fn committed(state: &AppState) {
+        state.auth.forget_cached_users();
+    }
+
     fn attach_prepared(input: &mut UserInput, prepared: &Prepared) -> ApiResult<()> {
         if let Some(password) = &input.password {
             input.password_hash = prepared.derived(password.expose()).map(str::to_owned);

@@ -180,6 +180,35 @@ api_test! {
         sign_in(&app, json!({ "username": "reader", "password": "a-long-enough-password" })).assert_problem(401);
     }
 
+    fn a_user_changed_outside_this_instance_is_refused_within_a_second(app) {
+        use diesel::prelude::*;
+        use billing_persistence::schema::users;
+        let token = app.user_with_roles("elsewhere", &["READ_ONLY"]);
+        // Served once, so the caller's state is now held in memory.
+        assert_eq!(app.get_as(&token, "/v1/currencies?page=1&pageSize=5").status, 200);
+        let database = app.open_database();
+        database
+            .write(|c| {
+                diesel::update(users::table.filter(users::username.eq("elsewhere")))
+                    .set(users::active.eq(false))
+                    .execute(c)
+                    .map_err(billing_persistence::PersistenceError::from)
+            })
+            .expect("deactivate behind the server's back");
+        let changed = std::time::Instant::now();
+        let refused_after = loop {
+            let reply = app.get_as(&token, "/v1/currencies?page=1&pageSize=5");
+            if reply.status == 401 {
+                break changed.elapsed();
+            }
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            assert!(changed.elapsed() < std::time::Duration::from_secs(5), "still served after 5 s");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        // One second of memory, plus the polling step and a loaded machine's slack.
+        assert!(refused_after < std::time::Duration::from_millis(1500), "refused only after {refused_after:?}");
+    }
+
     fn a_role_change_applies_to_an_existing_token(app) {
         let token = app.user_with_roles("clerk", &["READ_ONLY"]);
         let category = json!({ "name": "Data", "chargingUnitType": "MB", "startDate": "2026-01-01" });

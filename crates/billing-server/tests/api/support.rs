@@ -283,6 +283,21 @@ impl TestApp {
         self.login(username, password)
     }
 
+    /// A second connection pool on this app's database, as another instance (or an operator's
+    /// tool) would have: for changes the running server does not hear about.
+    pub fn open_database(&self) -> billing_persistence::Database {
+        let url = self.postgres.as_ref().map(|(server_url, name)| {
+            billing_persistence::scratch::with_database_name(server_url, name)
+        });
+        billing_persistence::Database::open(&billing_persistence::DatabaseConfig {
+            url,
+            data_dir: self.data_dir.clone(),
+            pool_size: 1,
+            connection_timeout: std::time::Duration::from_secs(10),
+        })
+        .expect("open the app's database")
+    }
+
     /// Creates a record and returns its JSON.
     #[track_caller]
     pub fn create(&self, path: &str, body: Value) -> Value {
