@@ -147,6 +147,25 @@ impl Kind for DateTime {
     }
 }
 
+/// An exact decimal in `MIN..=MAX` (whole units) with at most `SCALE` decimal places, held as
+/// an integer count of `10^-SCALE` units (stored as BIGINT, never a float). Text becomes a value
+/// with [`crate::money::parse_decimal`], which refuses extra places.
+pub struct Decimal<const SCALE: u32, const MIN: i64, const MAX: i64>;
+
+impl<const SCALE: u32, const MIN: i64, const MAX: i64> Kind for Decimal<SCALE, MIN, MAX> {
+    type Value = i64;
+
+    fn check(units: &i64) -> Result<(), String> {
+        let unit = 10_i64.pow(SCALE);
+        let (low, high) = (MIN.saturating_mul(unit), MAX.saturating_mul(unit));
+        if (low..=high).contains(units) {
+            Ok(())
+        } else {
+            Err(format!("must be between {MIN} and {MAX}"))
+        }
+    }
+}
+
 /// true or false.
 pub struct Bool;
 

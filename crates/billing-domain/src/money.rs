@@ -13,6 +13,11 @@ pub fn to_scaled_integer(
 ) -> Result<i64, ValidationErrors> {
     let normalized = value.normalized();
     let (_, exponent) = normalized.as_bigint_and_exponent();
+    // `1e999999999` is small to write and enormous to scale: anything of 10^19 or more is
+    // refused before its digits are made.
+    if exponent < -19 {
+        return Err(ValidationErrors::single(field, "is too large"));
+    }
     if exponent > scale {
         return Err(ValidationErrors::single(
             field,
@@ -24,6 +29,30 @@ pub fn to_scaled_integer(
     digits
         .to_i64()
         .ok_or_else(|| ValidationErrors::single(field, "is too large"))
+}
+
+/// A decimal written in text (`12.5`, `1e2`) as a count of `10^-scale` units, exactly;
+/// `Err` says why not (not a number, too many places, too large).
+pub fn parse_decimal(text: &str, scale: u32) -> Result<i64, String> {
+    use std::str::FromStr;
+    let value = BigDecimal::from_str(text).map_err(|_| "must be a number".to_owned())?;
+    to_scaled_integer("", &value, i64::from(scale)).map_err(|errors| {
+        errors
+            .errors
+            .into_iter()
+            .map(|error| error.message)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// `units` of `10^-scale` as the shortest exact decimal text (`1050`, 2 → `10.5`).
+pub fn format_decimal(units: i64, scale: u32) -> String {
+    let text = from_scaled_integer(units, i64::from(scale)).to_string();
+    if !text.contains('.') || text.contains('e') || text.contains('E') {
+        return text;
+    }
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// The exact decimal that `units` of `10^-scale` make.
@@ -50,6 +79,23 @@ mod tests {
             Ok(10_000_000)
         );
         assert_eq!(from_scaled_integer(1234, 2).to_string(), "12.34");
+    }
+
+    #[test]
+    fn decimal_text_round_trips() {
+        assert_eq!(parse_decimal("17.5", 4), Ok(175_000));
+        assert_eq!(parse_decimal("1e2", 2), Ok(10_000));
+        assert_eq!(parse_decimal("-0.25", 2), Ok(-25));
+        insta::assert_snapshot!(parse_decimal("0.125", 2).unwrap_err(), @"must have at most 2 decimal places");
+        insta::assert_snapshot!(parse_decimal("ten", 2).unwrap_err(), @"must be a number");
+        assert!(parse_decimal("1e30", 2).is_err());
+        insta::assert_snapshot!(parse_decimal("1e999999999", 2).unwrap_err(), @"is too large");
+        insta::assert_snapshot!(parse_decimal("1e-999999999", 2).unwrap_err(), @"must have at most 2 decimal places");
+        assert_eq!(format_decimal(175_000, 4), "17.5");
+        assert_eq!(format_decimal(10_000, 2), "100");
+        assert_eq!(format_decimal(-25, 2), "-0.25");
+        assert_eq!(format_decimal(0, 2), "0");
+        assert_eq!(format_decimal(7, 0), "7");
     }
 
     #[test]

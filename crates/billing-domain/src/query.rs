@@ -17,6 +17,10 @@ pub enum FilterKind {
     Date,
     DateTime,
     Boolean,
+    /// An exact decimal with at most `scale` places, compared as scaled units.
+    Decimal {
+        scale: u32,
+    },
 }
 
 impl FilterKind {
@@ -28,6 +32,7 @@ impl FilterKind {
             FilterKind::Date => "<yyyy-MM-dd>, lt:<date>, gt:<date> or gtn:<date>",
             FilterKind::DateTime => "<yyyy-MM-ddTHH:mm:ssZ>, lt:<datetime> or gt:<datetime>",
             FilterKind::Boolean => "true or false",
+            FilterKind::Decimal { .. } => "<number>, lt:<number> or gt:<number>",
         }
     }
 }
@@ -67,8 +72,17 @@ pub enum DateTimeFilter {
     After(NaiveDateTime),
 }
 
+/// A decimal filter, in the field's scaled units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalFilter {
+    Equals(i64),
+    Below(i64),
+    Above(i64),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Filter {
+    Decimal(DecimalFilter),
     Text(TextFilter),
     Id(i64),
     Date(DateFilter),
@@ -134,6 +148,19 @@ pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
             parse_utc_date_time(value)
                 .map(|t| Filter::DateTime(make(t)))
                 .ok_or_else(invalid)
+        }
+        FilterKind::Decimal { scale } => {
+            let (make, value): (fn(i64) -> DecimalFilter, &str) =
+                if let Some(v) = raw.strip_prefix("lt:") {
+                    (DecimalFilter::Below, v)
+                } else if let Some(v) = raw.strip_prefix("gt:") {
+                    (DecimalFilter::Above, v)
+                } else {
+                    (DecimalFilter::Equals, raw)
+                };
+            crate::money::parse_decimal(value, scale)
+                .map(|units| Filter::Decimal(make(units)))
+                .map_err(|reason| format!("{reason}; expected {}", kind.syntax()))
         }
         FilterKind::Boolean => match raw {
             "true" => Ok(Filter::Boolean(true)),
@@ -311,6 +338,25 @@ mod tests {
         assert!(parse_filter(FilterKind::DateTime, "gt:2026-01-02T10:00:00.5Z").is_ok());
         assert!(parse_filter(FilterKind::DateTime, "2026-01-02T10:00:00+01:00").is_err());
         assert!(parse_filter(FilterKind::DateTime, "2026-01-02").is_err());
+    }
+
+    #[test]
+    fn decimal_filters_compare_scaled_units() {
+        let kind = FilterKind::Decimal { scale: 4 };
+        assert_eq!(
+            parse_filter(kind, "17.5"),
+            Ok(Filter::Decimal(DecimalFilter::Equals(175_000)))
+        );
+        assert_eq!(
+            parse_filter(kind, "lt:20"),
+            Ok(Filter::Decimal(DecimalFilter::Below(200_000)))
+        );
+        assert_eq!(
+            parse_filter(kind, "gt:0"),
+            Ok(Filter::Decimal(DecimalFilter::Above(0)))
+        );
+        insta::assert_snapshot!(parse_filter(kind, "1.00001").unwrap_err(), @"must have at most 4 decimal places; expected <number>, lt:<number> or gt:<number>");
+        assert!(parse_filter(kind, "le:1").is_err());
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod payment_provider_mandates;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod refresh_tokens;
+pub mod tax_bands;
 pub mod users;
 
 pub use connection::{Backend, Database, DatabaseConfig, DbConnection};

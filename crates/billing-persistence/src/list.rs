@@ -101,6 +101,22 @@ macro_rules! filter_column {
             None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};
+    // An exact decimal stored as scaled units; the filter arrives in the same units.
+    (decimal, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
+        use billing_domain::query::DecimalFilter;
+        match $filter {
+            billing_domain::query::Filter::Decimal(DecimalFilter::Equals(units)) => {
+                $query.filter($column.eq(*units))
+            }
+            billing_domain::query::Filter::Decimal(DecimalFilter::Below(units)) => {
+                $query.filter($column.lt(*units))
+            }
+            billing_domain::query::Filter::Decimal(DecimalFilter::Above(units)) => {
+                $query.filter($column.gt(*units))
+            }
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
     (id, $query:ident, ($column:expr), $filter:expr, $name:expr) => {
         match $filter {
             billing_domain::query::Filter::Id(id) => $query.filter($column.eq(*id)),

@@ -246,3 +246,14 @@ diesel::table! {
         version -> BigInt,
     }
 }
+
+diesel::table! {
+    tax_bands (id) {
+        id -> BigInt,
+        name -> Text,
+        rate -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}

@@ -388,6 +388,7 @@ macro_rules! kind_filter {
     (optional Enum, $($rest:tt)*) => { $crate::filter_column!(nullable_text, $($rest)*) };
     ($access:ident Id, $($rest:tt)*) => { $crate::filter_column!(id, $($rest)*) };
     ($access:ident Bool, $($rest:tt)*) => { $crate::filter_column!(boolean, $($rest)*) };
+    ($access:ident Decimal, $($rest:tt)*) => { $crate::filter_column!(decimal, $($rest)*) };
     ($access:ident DateTime, $($rest:tt)*) => { $crate::filter_column!(date_time, $($rest)*) };
     (required Date, $($rest:tt)*) => { $crate::filter_column!(date, $($rest)*) };
     (optional Date, $($rest:tt)*) => { $crate::filter_column!(nullable_date, $($rest)*) };

@@ -94,3 +94,23 @@ macro_rules! currencies {
         extra_filters {}
     } };
 }
+
+/// `tax_bands` (decisions §3).
+#[macro_export]
+macro_rules! tax_bands {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Tax bands: a named tax rate in force between two dates.
+        tax_bands {
+            /// Name of the tax band.
+            name: required Text<1, 50>,
+            /// The rate in percent, 0..100, exact, with at most 4 decimal places (17.5).
+            rate: required Decimal<4, 0, 100>,
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}

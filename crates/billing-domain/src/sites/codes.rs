@@ -170,36 +170,16 @@ mod tests {
 
 /// A repayment plan's amount per period (2.5): 1..100000 major currency units, at most 2
 /// decimal places, exact (never a float).
-pub struct RepaymentAmount;
-
-impl Kind for RepaymentAmount {
-    type Value = bigdecimal::BigDecimal;
-
-    fn check(value: &bigdecimal::BigDecimal) -> Result<(), String> {
-        let units = message(crate::money::to_scaled_integer("", value, 2).map(drop));
-        units?;
-        let (low, high) = (
-            bigdecimal::BigDecimal::from(1),
-            bigdecimal::BigDecimal::from(100_000),
-        );
-        if *value < low || *value > high {
-            return Err("must be between 1 and 100000".into());
-        }
-        Ok(())
-    }
-}
+pub type RepaymentAmount = crate::kinds::Decimal<2, 1, 100_000>;
 
 #[cfg(test)]
 mod amount_tests {
-    use std::str::FromStr;
-
     use super::*;
+    use crate::money::parse_decimal;
 
     #[test]
     fn repayment_amounts_are_exact_and_bounded() {
-        let check = |text: &str| {
-            RepaymentAmount::check(&bigdecimal::BigDecimal::from_str(text).expect("decimal"))
-        };
+        let check = |text: &str| RepaymentAmount::check(&parse_decimal(text, 2)?);
         assert!(check("1").is_ok());
         assert!(check("100000.00").is_ok());
         assert!(check("99.99").is_ok());

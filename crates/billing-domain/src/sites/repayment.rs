@@ -1,13 +1,12 @@
 //! A site's repayment plan (2.5): an amount per period and the periods remaining, both or
-//! neither. The amount's own rule is the kind [`RepaymentAmount`](super::codes::RepaymentAmount).
-
-use bigdecimal::BigDecimal;
+//! neither. The amount's own rule is the kind [`RepaymentAmount`](super::codes::RepaymentAmount);
+//! it is held in hundredths.
 
 use crate::error::ValidationErrors;
 
 /// repaymentPlanAmount and repaymentPlanRemainingPeriods go together (decisions §4).
 pub fn check_repayment_plan(
-    repayment_plan_amount: &Option<BigDecimal>,
+    repayment_plan_amount: &Option<i64>,
     repayment_plan_remaining_periods: &Option<i64>,
 ) -> Result<(), ValidationErrors> {
     match (repayment_plan_amount, repayment_plan_remaining_periods) {
@@ -25,13 +24,11 @@ pub fn check_repayment_plan(
 
 #[cfg(test)]
 mod tests {
-    use std::str::FromStr;
-
     use super::*;
 
     #[test]
     fn both_or_neither() {
-        let amount = Some(BigDecimal::from_str("10.50").expect("decimal"));
+        let amount = Some(1050);
         assert!(check_repayment_plan(&amount, &Some(12)).is_ok());
         assert!(check_repayment_plan(&None, &None).is_ok());
         insta::assert_snapshot!(check_repayment_plan(&amount, &None).unwrap_err(), @"repaymentPlanRemainingPeriods: is required when repaymentPlanAmount is given");

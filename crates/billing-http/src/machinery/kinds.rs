@@ -3,8 +3,10 @@
 //! The kind's rule itself is the domain's; garde runs it on every body (`required`/`optional`).
 
 use billing_domain::kinds::{
-    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Enum, Id, Kind, Letters, Symbol, Text,
+    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Enum, Id, Kind, Letters,
+    Symbol, Text,
 };
+use billing_domain::money::{format_decimal, parse_decimal};
 use billing_domain::query::FilterKind;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::de::DeserializeOwned;
@@ -29,8 +31,13 @@ pub trait ApiKind: Kind {
     /// How a list filters on it.
     const FILTER: FilterKind;
 
-    /// The domain value of what a body carried.
+    /// The domain value of what a body carried (once [`ApiKind::check_input`] passed).
     fn value(input: &Self::Input) -> Self::Value;
+
+    /// The kind's rule on what a body carried: by default the domain's rule on its value.
+    fn check_input(input: &Self::Input) -> Result<(), String> {
+        Self::check(&Self::value(input))
+    }
 }
 
 /// garde's check of a stamp (`created`, `updated`): a body never carries one (the member
@@ -46,7 +53,7 @@ pub fn updated<K: ApiKind>(_: &(), _: &()) -> garde::Result {
 
 /// garde's check of a required field: the kind's rule.
 pub fn required<K: ApiKind>(input: &K::Input, _: &()) -> garde::Result {
-    K::check(&K::value(input)).map_err(garde::Error::new)
+    K::check_input(input).map_err(garde::Error::new)
 }
 
 /// garde's check of an optional field: the kind's rule when a value is there.
@@ -141,6 +148,55 @@ impl ApiKind for DateTime {
 
     fn value(input: &UtcDateTime) -> NaiveDateTime {
         input.0
+    }
+}
+
+impl<const SCALE: u32, const MIN: i64, const MAX: i64> ApiKind for Decimal<SCALE, MIN, MAX> {
+    type Input = ExactNumber;
+    type Output = DecimalNumber<SCALE>;
+    const FIELD_TYPE: FieldType = FieldType::Decimal {
+        scale: SCALE,
+        minimum: MIN,
+        maximum: MAX,
+    };
+    const FILTER: FilterKind = FilterKind::Decimal { scale: SCALE };
+
+    fn value(input: &ExactNumber) -> i64 {
+        parse_decimal(&input.0, SCALE).unwrap_or_default()
+    }
+
+    fn check_input(input: &ExactNumber) -> Result<(), String> {
+        Self::check(&parse_decimal(&input.0, SCALE)?)
+    }
+}
+
+/// A JSON number in a body, as written (the service parses JSON with arbitrary precision, so
+/// `0.1` stays `0.1`); a string or anything else is refused by its type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExactNumber(pub String);
+
+impl<'de> Deserialize<'de> for ExactNumber {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde_json::Number::deserialize(deserializer).map(|number| ExactNumber(number.to_string()))
+    }
+}
+
+/// A decimal held as `10^-SCALE` units, written as an exact JSON number (`17.5`, `100`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecimalNumber<const SCALE: u32>(pub i64);
+
+impl<const SCALE: u32> From<i64> for DecimalNumber<SCALE> {
+    fn from(units: i64) -> Self {
+        Self(units)
+    }
+}
+
+impl<const SCALE: u32> Serialize for DecimalNumber<SCALE> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        format_decimal(self.0, SCALE)
+            .parse::<serde_json::Number>()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
     }
 }
 

@@ -39,6 +39,12 @@ pub enum FieldType {
         min: u32,
         max: u32,
     },
+    /// An exact decimal with at most `scale` places, in `minimum..=maximum`.
+    Decimal {
+        scale: u32,
+        minimum: i64,
+        maximum: i64,
+    },
     Date,
     DateTime,
     Boolean,

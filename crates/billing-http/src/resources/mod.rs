@@ -17,6 +17,7 @@ pub mod locales;
 pub mod payment_provider_mandates;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
+pub mod tax_bands;
 pub mod user_roles;
 pub mod users;
 
@@ -47,6 +48,7 @@ resources!(
     charge_group_categories::ChargeGroupCategories,
     charge_groups::ChargeGroups,
     reference_data_source_charge_groups::ReferenceDataSourceChargeGroups,
+    tax_bands::TaxBands,
     contract_owners::ContractOwners,
     billing_cycles::BillingCycles,
     invoice_templates::InvoiceTemplates,

@@ -40,3 +40,44 @@ api_test! {
         }
     }
 }
+
+api_test! {
+    fn tax_band_rates_are_exact_decimals(app) {
+        let band = |rate: serde_json::Value| serde_json::json!({ "name": "Standard", "rate": rate, "startDate": "2026-01-01" });
+        let created = app.post("/v1/tax-bands", band(serde_json::json!(17.5)));
+        assert_eq!(created.status, 201, "{}", created.text);
+        // The number comes back exactly as sent (no float on the way), in the body text too.
+        assert!(created.text.contains("\"rate\":17.5"), "{}", created.text);
+        let precise = app.create("/v1/tax-bands", band(serde_json::json!(0.0001)));
+        let precise_text = app.get(&format!("/v1/tax-bands/{}", precise["id"])).text;
+        assert!(precise_text.contains("\"rate\":0.0001"), "{precise_text}");
+        let whole = app.post("/v1/tax-bands", serde_json::json!({ "name": "Zero", "rate": 0, "startDate": "2026-01-01" }));
+        assert!(whole.text.contains("\"rate\":0"), "{}", whole.text);
+        // Bounds and places, each naming the field; a string is not a number.
+        let raw = |body: &str| app.send("POST", "/v1/tax-bands", Some(&app.admin_token), &[], Some(("application/json", body.to_owned())));
+        for body in [
+            r#"{"name":"x","rate":100.00001,"startDate":"2026-01-01"}"#,
+            r#"{"name":"x","rate":100.0001,"startDate":"2026-01-01"}"#,
+            r#"{"name":"x","rate":-0.5,"startDate":"2026-01-01"}"#,
+            r#"{"name":"x","rate":"17.5","startDate":"2026-01-01"}"#,
+            r#"{"name":"x","rate":1e999999999,"startDate":"2026-01-01"}"#,
+            r#"{"name":"x","rate":17.50000000000000000001,"startDate":"2026-01-01"}"#,
+        ] {
+            let reply = raw(body);
+            assert_eq!(reply.status, 400, "{body}: {}", reply.text);
+            assert_eq!(reply.error_fields(), vec!["rate"], "{body}");
+        }
+        assert_eq!(raw(r#"{"name":"x","rate":100.0000,"startDate":"2026-01-01"}"#).status, 201);
+        // Filters compare exactly.
+        assert_eq!(app.head("/v1/tax-bands?rate=17.5").header("x-total-count"), Some("1"));
+        assert_eq!(app.head("/v1/tax-bands?rate=lt:17.5").header("x-total-count"), Some("2"));
+        assert_eq!(app.head("/v1/tax-bands?rate=gt:0.0001").header("x-total-count"), Some("2"));
+        let bad = app.get("/v1/tax-bands?page=1&pageSize=5&rate=gt:0.00001");
+        assert_eq!(bad.error_fields(), vec!["rate"]);
+        // A patch keeps the exact value.
+        let patched = app.patch(&format!("/v1/tax-bands/{}", created.json()["id"]), serde_json::json!([{ "op": "replace", "path": "/rate", "value": 20 }]));
+        assert!(patched.text.contains("\"rate\":20"), "{}", patched.text);
+        let sorted = app.get("/v1/tax-bands?page=1&pageSize=5&sort=rate:desc").json();
+        assert_eq!(sorted[0]["rate"], serde_json::json!(100));
+    }
+}

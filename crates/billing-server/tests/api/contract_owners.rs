@@ -31,7 +31,7 @@ api_test! {
     fn owned_children_are_written_and_read_with_their_parent(app) {
         let created = app.post("/v1/contract-owners", json!({ "name": "Acme", "subBrands": [{ "name": "Acme Mobile" }, { "name": "Acme Home" }] }));
         assert_eq!(created.status, 201, "{}", created.text);
-        insta::assert_json_snapshot!(created.json(), @r#"
+        insta::assert_json_snapshot!(crate::support::plain(&created.json()), @r#"
         {
           "id": 1,
           "name": "Acme",

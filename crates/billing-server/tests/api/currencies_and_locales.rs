@@ -15,7 +15,7 @@ api_test! {
     fn currencies_round_trip_and_name_every_broken_field(app) {
         let created = app.post("/v1/currencies", currency_body("GBP"));
         assert_eq!(created.status, 201, "{}", created.text);
-        insta::assert_json_snapshot!(created.json(), @r##"
+        insta::assert_json_snapshot!(crate::support::plain(&created.json()), @r##"
         {
           "id": 1,
           "code": "GBP",

@@ -32,7 +32,7 @@ api_test! {
 
     fn unknown_routes_and_methods_are_problems(app) {
         let reply = app.get("/v1/no-such-resource");
-        insta::assert_json_snapshot!(reply.assert_problem(404), { ".requestId" => "[id]" }, @r#"
+        insta::assert_json_snapshot!(crate::support::plain(&reply.assert_problem(404)), { ".requestId" => "[id]" }, @r#"
         {
           "type": "about:blank",
           "title": "Not Found",

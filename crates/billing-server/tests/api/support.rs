@@ -322,6 +322,53 @@ impl Drop for TestApp {
     }
 }
 
+/// A JSON value insta can snapshot. The service parses JSON with arbitrary precision (exact
+/// decimals), and such numbers serialize specially outside serde_json; this copy holds plain
+/// integers and floats instead.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum Plain {
+    Null,
+    Bool(bool),
+    Integer(i64),
+    Number(f64),
+    Text(String),
+    List(Vec<Plain>),
+    Object(Members),
+}
+
+/// An object's members, in their order.
+#[derive(Debug)]
+pub struct Members(Vec<(String, Plain)>);
+
+impl serde::Serialize for Members {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// See [`Plain`].
+pub fn plain(value: &Value) -> Plain {
+    match value {
+        Value::Null => Plain::Null,
+        Value::Bool(b) => Plain::Bool(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Plain::Integer(i),
+            None => Plain::Number(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(text) => Plain::Text(text.clone()),
+        Value::Array(items) => Plain::List(items.iter().map(plain).collect()),
+        Value::Object(map) => Plain::Object(Members(
+            map.iter().map(|(k, v)| (k.clone(), plain(v))).collect(),
+        )),
+    }
+}
+
 /// Declares each test twice: on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
 #[macro_export]
 macro_rules! api_test {
