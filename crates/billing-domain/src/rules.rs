@@ -14,10 +14,36 @@ pub fn validity(
     Validity::new(*start_date, *end_date).map(drop)
 }
 
+/// A currency rate converts between two different currencies at a rate above zero (`rate` in
+/// millionths).
+pub fn currency_rate(
+    from_currency_id: &i64,
+    to_currency_id: &i64,
+    rate: &i64,
+) -> Result<(), ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    if from_currency_id == to_currency_id {
+        errors.push(
+            "toCurrencyId",
+            "must not be the same currency as fromCurrencyId",
+        );
+    }
+    if *rate <= 0 {
+        errors.push("rate", "must be greater than 0");
+    }
+    errors.into_result(|| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dates::parse_date;
+
+    #[test]
+    fn a_currency_rate_is_positive_between_two_currencies() {
+        assert!(currency_rate(&1, &2, &1).is_ok());
+        insta::assert_snapshot!(currency_rate(&1, &1, &0).unwrap_err(), @"toCurrencyId: must not be the same currency as fromCurrencyId; rate: must be greater than 0");
+    }
 
     #[test]
     fn an_end_before_the_start_is_refused_naming_end_date() {

@@ -255,7 +255,7 @@ impl From<PersistenceError> for ApiError {
 
 /// Which fields a unique constraint covers, in API words.
 fn describe_constraint(constraint: &str) -> &'static str {
-    const KNOWN: [(&str, &str); 7] = [
+    const KNOWN: [(&str, &str); 8] = [
         ("username", "username"),
         ("currencies", "code"),
         ("locales", "country and currency"),
@@ -266,6 +266,10 @@ fn describe_constraint(constraint: &str) -> &'static str {
             "referenceDataSourceId and code",
         ),
         ("payment_provider_mandates", "provider and mandateReference"),
+        (
+            "currency_rates",
+            "fromCurrencyId, toCurrencyId and effectiveDate",
+        ),
     ];
     KNOWN
         .iter()

@@ -257,3 +257,25 @@ diesel::table! {
         version -> BigInt,
     }
 }
+
+diesel::table! {
+    currency_rates (id) {
+        id -> BigInt,
+        from_currency_id -> BigInt,
+        to_currency_id -> BigInt,
+        rate -> BigInt,
+        effective_date -> Date,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    ignored_service_ids (id) {
+        id -> BigInt,
+        service_id -> Text,
+        description -> Nullable<Text>,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}

@@ -114,3 +114,45 @@ macro_rules! tax_bands {
         extra_filters {}
     } };
 }
+
+/// `currency_rates` (decisions §3).
+#[macro_export]
+macro_rules! currency_rates {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Exchange rates between two currencies from a date on. One rate per pair of
+        /// currencies and date (409).
+        currency_rates {
+            /// Id of the currency converted from.
+            from_currency_id: required Id references(currencies, "currency"),
+            /// Id of the currency converted to; not the same as fromCurrencyId.
+            to_currency_id: required Id references(currencies, "currency"),
+            /// Units of the "to" currency for one unit of the "from" currency: greater than 0,
+            /// at most 1000000, exact, with at most 6 decimal places.
+            rate: required Decimal<6, 0, 1000000>,
+            /// The date the rate applies from (yyyy-MM-dd).
+            effective_date: required Date,
+        }
+        rules { currency_rate(from_currency_id, to_currency_id, rate) }
+        extra_filters {}
+    } };
+}
+
+/// `ignored_service_ids` (decisions §3).
+#[macro_export]
+macro_rules! ignored_service_ids {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Service ids whose usage is not rated (checked first by rating).
+        ignored_service_ids {
+            /// The service id.
+            service_id: required Text<1, 255>,
+            /// Why it is ignored, or null.
+            description: optional Text<1, 255>,
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}

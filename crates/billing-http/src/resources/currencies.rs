@@ -28,6 +28,9 @@ impl Hooks for Currencies {
         if locales::uses_currency(connection, current.id)? {
             return Err(still_referenced("currency", current.id, "a locale"));
         }
+        if billing_persistence::currencies::in_rates(connection, current.id)? {
+            return Err(still_referenced("currency", current.id, "currency rates"));
+        }
         Ok(())
     }
 }

@@ -10,8 +10,10 @@ pub mod contract_owner_sub_brands;
 pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
+pub mod currency_rates;
 pub mod custom_field_definitions;
 pub mod customers;
+pub mod ignored_service_ids;
 pub mod invoice_templates;
 pub mod locales;
 pub mod payment_provider_mandates;
@@ -49,6 +51,8 @@ resources!(
     charge_groups::ChargeGroups,
     reference_data_source_charge_groups::ReferenceDataSourceChargeGroups,
     tax_bands::TaxBands,
+    currency_rates::CurrencyRates,
+    ignored_service_ids::IgnoredServiceIds,
     contract_owners::ContractOwners,
     billing_cycles::BillingCycles,
     invoice_templates::InvoiceTemplates,

@@ -81,3 +81,37 @@ api_test! {
         assert_eq!(sorted[0]["rate"], serde_json::json!(100));
     }
 }
+
+api_test! {
+    fn currency_rates_are_exact_positive_and_one_per_pair_and_date(app) {
+        let pound = app.create("/v1/currencies", crate::support::currency_body("GBP"))["id"].as_i64().expect("id");
+        let euro = app.create("/v1/currencies", crate::support::currency_body("EUR"))["id"].as_i64().expect("id");
+        let rate = |from: i64, to: i64, rate: serde_json::Value, date: &str| serde_json::json!({
+            "fromCurrencyId": from, "toCurrencyId": to, "rate": rate, "effectiveDate": date,
+        });
+        let created = app.post("/v1/currency-rates", rate(pound, euro, serde_json::json!(1.172345), "2026-11-01"));
+        assert_eq!(created.status, 201, "{}", created.text);
+        assert!(created.text.contains("\"rate\":1.172345"), "{}", created.text);
+        let again = app.post("/v1/currency-rates", rate(pound, euro, serde_json::json!(1.2), "2026-11-01"));
+        again.assert_problem(409);
+        assert!(again.text.contains("fromCurrencyId, toCurrencyId and effectiveDate"), "{}", again.text);
+        app.create("/v1/currency-rates", rate(pound, euro, serde_json::json!(1.2), "2026-11-02"));
+        assert_eq!(app.post("/v1/currency-rates", rate(pound, euro, serde_json::json!(0), "2026-11-03")).error_fields(), vec!["rate"]);
+        assert_eq!(app.post("/v1/currency-rates", rate(pound, pound, serde_json::json!(1), "2026-11-03")).error_fields(), vec!["toCurrencyId"]);
+        assert_eq!(app.post("/v1/currency-rates", rate(pound, 999, serde_json::json!(1), "2026-11-03")).error_fields(), vec!["toCurrencyId"]);
+        assert_eq!(app.post("/v1/currency-rates", rate(pound, euro, serde_json::json!(1.0000001), "2026-11-03")).error_fields(), vec!["rate"]);
+        assert_eq!(app.head("/v1/currency-rates?rate=gt:1.172345").header("x-total-count"), Some("1"));
+        // A currency with rates cannot be removed.
+        app.delete(&format!("/v1/currencies/{euro}")).assert_problem(409);
+    }
+
+    fn ignored_service_ids_follow_the_conventions(app) {
+        let created = app.create("/v1/ignored-service-ids", serde_json::json!({ "serviceId": "SVC-1", "startDate": "2026-01-01" }));
+        assert_eq!(created["description"], serde_json::Value::Null);
+        app.create("/v1/ignored-service-ids", serde_json::json!({ "serviceId": "SVC-2", "description": "Test line", "startDate": "2026-01-01", "endDate": "2026-06-30" }));
+        assert_eq!(app.post("/v1/ignored-service-ids", serde_json::json!({ "serviceId": "", "startDate": "2026-01-01" })).error_fields(), vec!["serviceId"]);
+        assert_eq!(app.post("/v1/ignored-service-ids", serde_json::json!({ "serviceId": "S", "startDate": "2026-02-01", "endDate": "2026-01-01" })).error_fields(), vec!["endDate"]);
+        assert_eq!(app.head("/v1/ignored-service-ids?endDate=gtn:2026-07-01").header("x-total-count"), Some("1"));
+        assert_eq!(app.head("/v1/ignored-service-ids?description=like:test").header("x-total-count"), Some("1"));
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE ignored_service_ids;
+DROP TABLE currency_rates;
