@@ -62,6 +62,22 @@ impl<const MIN: usize, const MAX: usize> Kind for Letters<MIN, MAX> {
     }
 }
 
+/// `MIN..=MAX` decimal digits and nothing else (a dialstring).
+pub struct Digits<const MIN: usize, const MAX: usize>;
+
+impl<const MIN: usize, const MAX: usize> Kind for Digits<MIN, MAX> {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        let length = value.len();
+        if value.bytes().all(|b| b.is_ascii_digit()) && (MIN..=MAX).contains(&length) {
+            Ok(())
+        } else {
+            Err(format!("must be {MIN} to {MAX} digits 0-9"))
+        }
+    }
+}
+
 /// One visible character (a currency symbol).
 pub struct Symbol;
 
@@ -266,6 +282,11 @@ mod tests {
     #[test]
     fn kinds_check_their_rule() {
         insta::assert_snapshot!(Text::<1, 5>::check(&"".into()).unwrap_err(), @"must be 1 to 5 characters long (got 0)");
+        assert!(Digits::<2, 15>::check(&"4420".into()).is_ok());
+        insta::assert_snapshot!(Digits::<2, 15>::check(&"4".into()).unwrap_err(), @"must be 2 to 15 digits 0-9");
+        for bad in ["+4420", "44 20", "4".repeat(16).as_str(), "٤٤"] {
+            assert!(Digits::<2, 15>::check(&bad.into()).is_err(), "{bad}");
+        }
         insta::assert_snapshot!(Text::<1, 5>::check(&"a<b".into()).unwrap_err(), @"contains a character that is not allowed: '<'");
         insta::assert_snapshot!(Letters::<1, 10>::check(&"Pound1".into()).unwrap_err(), @"must contain only letters a-z and A-Z");
         insta::assert_snapshot!(Id::check(&0).unwrap_err(), @"must be an id (an integer >= 1)");

@@ -76,6 +76,9 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
         FieldType::Letters { min, max } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": format!("^[a-zA-Z]{{{min},{max}}}$") })
         }
+        FieldType::Digits { min, max } => {
+            json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": format!("^[0-9]{{{min},{max}}}$") })
+        }
         FieldType::Pattern { pattern, min, max } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
         }

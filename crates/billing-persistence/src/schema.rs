@@ -279,3 +279,49 @@ diesel::table! {
         version -> BigInt,
     }
 }
+
+diesel::table! {
+    dialstrings (id) {
+        id -> BigInt,
+        dialstring -> Text,
+        reference_data_source_charge_group_id -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    call_classes (id) {
+        id -> BigInt,
+        call_class -> Text,
+        reference_data_source_charge_group_id -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    ignored_call_classes (id) {
+        id -> BigInt,
+        call_class -> Text,
+        reference_data_source_id -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::joinable!(dialstrings -> reference_data_source_charge_groups (reference_data_source_charge_group_id));
+diesel::joinable!(call_classes -> reference_data_source_charge_groups (reference_data_source_charge_group_id));
+diesel::joinable!(ignored_call_classes -> reference_data_sources (reference_data_source_id));
+diesel::allow_tables_to_appear_in_same_query!(
+    dialstrings,
+    call_classes,
+    ignored_call_classes,
+    reference_data_source_charge_groups,
+);
+diesel::allow_tables_to_appear_in_same_query!(dialstrings, reference_data_sources);
+diesel::allow_tables_to_appear_in_same_query!(call_classes, reference_data_sources);
+diesel::allow_tables_to_appear_in_same_query!(ignored_call_classes, reference_data_sources);

@@ -384,6 +384,7 @@ macro_rules! kind_filter {
     (required CurrencyCode, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (required CountryCode, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (required Enum, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
+    (required Digits, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (optional Text, $($rest:tt)*) => { $crate::filter_column!(nullable_text, $($rest)*) };
     (optional Enum, $($rest:tt)*) => { $crate::filter_column!(nullable_text, $($rest)*) };
     ($access:ident Id, $($rest:tt)*) => { $crate::filter_column!(id, $($rest)*) };

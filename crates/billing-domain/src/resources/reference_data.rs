@@ -156,3 +156,69 @@ macro_rules! ignored_service_ids {
         extra_filters {}
     } };
 }
+
+/// `dialstrings` (decisions §3).
+#[macro_export]
+macro_rules! dialstrings {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Number prefixes rated as a source charge group: rating picks the longest one that
+        /// prefixes a dialled number. Records of a source with siMaintained = true cannot be
+        /// created, changed or removed here (412); the same dialstring twice in force in one
+        /// source on one date is refused (409).
+        dialstrings {
+            /// The prefix: 2..15 digits.
+            dialstring: required Digits<2, 15>,
+            /// Id of the source charge group it rates as.
+            reference_data_source_charge_group_id: required Id references(reference_data_source_charge_groups, "reference data source charge group"),
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}
+
+/// `call_classes` (decisions §3).
+#[macro_export]
+macro_rules! call_classes {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Call classes rated as a source charge group when no dialstring matches. Records of
+        /// a source with siMaintained = true cannot be created, changed or removed here (412);
+        /// the same call class twice in force in one source on one date is refused (409).
+        call_classes {
+            /// The call class.
+            call_class: required Text<1, 255>,
+            /// Id of the source charge group it rates as.
+            reference_data_source_charge_group_id: required Id references(reference_data_source_charge_groups, "reference data source charge group"),
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}
+
+/// `ignored_call_classes` (decisions §3).
+#[macro_export]
+macro_rules! ignored_call_classes {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Call classes whose usage a source does not rate. Records of a source with
+        /// siMaintained = true cannot be created, changed or removed here (412).
+        ignored_call_classes {
+            /// The call class.
+            call_class: required Text<1, 255>,
+            /// Id of the reference data source.
+            reference_data_source_id: required Id references(reference_data_sources, "reference data source"),
+            /// The date the record applies from (yyyy-MM-dd).
+            start_date: required Date,
+            /// The last date the record applies on; null when open-ended. Not before startDate.
+            end_date: optional Date,
+        }
+        rules { validity(start_date, end_date) }
+        extra_filters {}
+    } };
+}

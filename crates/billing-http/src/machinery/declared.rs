@@ -36,14 +36,15 @@ pub trait Hooks: Shapes {
         Ok(())
     }
 
-    /// May these values be written (by a create, or a replace of a record that passed
-    /// `check_change`)?
+    /// May these values be written (by a create, `current` being `None`, or a replace of
+    /// `current`, which passed `check_change`)?
     fn check_write(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,
+        current: Option<&Self::Record>,
         changes: &Self::Changes,
     ) -> ApiResult<()> {
-        let _ = (connection, caller, changes);
+        let _ = (connection, caller, current, changes);
         Ok(())
     }
 
@@ -308,7 +309,7 @@ macro_rules! api_resource {
                     $($crate::machinery::resource::check_scope_of_write(
                         caller, ::billing_domain::json_name!($scope), changes.$scope,
                     )?;)?
-                    <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, &changes)?;
+                    <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, None, &changes)?;
                     let row = storage::insert(connection, &changes)?;
                     children.write(connection, row.id)?;
                     Record::assemble(connection, row)
@@ -325,7 +326,7 @@ macro_rules! api_resource {
                     $($crate::machinery::resource::check_scope_of_write(
                         caller, ::billing_domain::json_name!($scope), changes.$scope,
                     )?;)?
-                    <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, &changes)?;
+                    <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, Some(current), &changes)?;
                     // The record's row is rewritten even when only its children change, so its
                     // version (and ETag) moves and a concurrent writer of the same version loses.
                     let Some(row) = storage::update(connection, current.id, current.version, &changes)? else {

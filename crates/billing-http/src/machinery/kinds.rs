@@ -3,8 +3,8 @@
 //! The kind's rule itself is the domain's; garde runs it on every body (`required`/`optional`).
 
 use billing_domain::kinds::{
-    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Enum, Id, Kind, Letters,
-    Symbol, Text,
+    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Digits, Enum, Id, Kind,
+    Letters, Symbol, Text,
 };
 use billing_domain::money::{format_decimal, parse_decimal};
 use billing_domain::query::FilterKind;
@@ -82,6 +82,7 @@ macro_rules! text_kind {
 text_kind!(Text<MIN, MAX>, FieldType::Text { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
 text_kind!(Letters<MIN, MAX>, FieldType::Letters { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
 text_kind!(Enum<E>, FieldType::Enum(E::CODES), [E: CodeSet]);
+text_kind!(Digits<MIN, MAX>, FieldType::Digits { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
 text_kind!(
     Symbol,
     FieldType::Pattern {

@@ -33,6 +33,11 @@ pub enum FieldType {
         min: u32,
         max: u32,
     },
+    /// Decimal digits 0-9 only.
+    Digits {
+        min: u32,
+        max: u32,
+    },
     /// Text with its own pattern.
     Pattern {
         pattern: &'static str,

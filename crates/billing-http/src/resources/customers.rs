@@ -25,6 +25,7 @@ impl Hooks for Customers {
     fn check_write(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,
+        _: Option<&Record>,
         changes: &<Self as Shapes>::Changes,
     ) -> ApiResult<()> {
         if let Some(sub_brand) = changes.contract_owner_sub_brand_id

@@ -3,6 +3,7 @@
 
 pub mod audit_events;
 pub mod billing_cycles;
+pub mod call_classes;
 pub mod charge_group_categories;
 pub mod charge_groups;
 pub mod common;
@@ -13,10 +14,13 @@ pub mod currencies;
 pub mod currency_rates;
 pub mod custom_field_definitions;
 pub mod customers;
+pub mod dialstrings;
+pub mod ignored_call_classes;
 pub mod ignored_service_ids;
 pub mod invoice_templates;
 pub mod locales;
 pub mod payment_provider_mandates;
+pub mod rated_records;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod tax_bands;
@@ -53,6 +57,9 @@ resources!(
     tax_bands::TaxBands,
     currency_rates::CurrencyRates,
     ignored_service_ids::IgnoredServiceIds,
+    dialstrings::Dialstrings,
+    call_classes::CallClasses,
+    ignored_call_classes::IgnoredCallClasses,
     contract_owners::ContractOwners,
     billing_cycles::BillingCycles,
     invoice_templates::InvoiceTemplates,

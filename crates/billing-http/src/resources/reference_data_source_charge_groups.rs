@@ -24,7 +24,7 @@ billing_domain::reference_data_source_charge_groups!(
 );
 
 /// 412 when source `source_id` is maintained by the operator; 400 when it does not exist.
-fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {
+pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {
     let source = reference_data_sources::find_row(connection, source_id)?.ok_or_else(|| {
         missing_reference("referenceDataSourceId", "reference data source", source_id)
     })?;
@@ -41,9 +41,27 @@ impl Hooks for ReferenceDataSourceChargeGroups {
         ensure_source_open(connection, current.reference_data_source_id)
     }
 
+    fn check_delete(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        if billing_persistence::reference_data_source_charge_groups::rated_by(
+            connection, current.id,
+        )? {
+            return Err(crate::machinery::resource::still_referenced(
+                "reference data source charge group",
+                current.id,
+                "dialstrings or call classes",
+            ));
+        }
+        Ok(())
+    }
+
     fn check_write(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,
+        _: Option<&Record>,
         changes: &Changes,
     ) -> ApiResult<()> {
         ensure_source_open(connection, changes.reference_data_source_id)

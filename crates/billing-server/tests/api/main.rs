@@ -14,6 +14,7 @@ mod conventions;
 mod currencies_and_locales;
 mod customers;
 mod operations;
+mod rated_records;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;
 mod users;

@@ -1,0 +1,54 @@
+//! `/v1/dialstrings` (decisions §3): rated as a source charge group; siMaintained sources are
+//! refused (412) and one dialstring is in force once per source and date (409).
+
+use billing_auth::AuthenticatedUser;
+use billing_persistence::DbConnection;
+use billing_persistence::dialstrings::Changes;
+
+use super::rated_records::{RatedWrite, check_rated_write, open_source_of};
+use crate::machinery::declared::Hooks;
+use crate::machinery::resource::ApiResult;
+
+pub struct Dialstrings;
+
+billing_domain::dialstrings!(
+    crate::api_resource,
+    Dialstrings {
+        path: "dialstrings",
+        noun: "dialstring",
+        read: ReadReferenceData,
+        write: WriteReferenceData,
+        storage: billing_persistence::dialstrings,
+    }
+);
+
+impl Hooks for Dialstrings {
+    fn check_change(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        open_source_of(connection, current.reference_data_source_charge_group_id).map(drop)
+    }
+
+    fn check_write(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: Option<&Record>,
+        changes: &Changes,
+    ) -> ApiResult<()> {
+        let write = RatedWrite {
+            group_id: changes.reference_data_source_charge_group_id,
+            value: &changes.dialstring,
+            start_date: changes.start_date,
+            end_date: changes.end_date,
+            except: current.map(|current| current.id),
+        };
+        check_rated_write(
+            connection,
+            "dialstring",
+            write,
+            billing_persistence::dialstrings::conflicting,
+        )
+    }
+}

@@ -1,0 +1,106 @@
+//! `/v1/dialstrings`, `/v1/call-classes` and `/v1/ignored-call-classes`: the records rating
+//! reads. siMaintained sources are refused (412); one value in force once per source and date
+//! (409), also under concurrent writers.
+
+use serde_json::{Value, json};
+
+use crate::support::{TestApp, reference_chain};
+
+fn group(app: &TestApp, source: i64, charge_group: i64, code: &str) -> i64 {
+    app.create(
+        "/v1/reference-data-source-charge-groups",
+        json!({
+            "name": format!("Group {code}"), "code": code, "chargeGroupId": charge_group,
+            "referenceDataSourceId": source, "startDate": "2026-01-01",
+        }),
+    )["id"]
+        .as_i64()
+        .expect("id")
+}
+
+fn dialstring(value: &str, group: i64, start: &str, end: Value) -> Value {
+    json!({ "dialstring": value, "referenceDataSourceChargeGroupId": group, "startDate": start, "endDate": end })
+}
+
+api_test! {
+    fn one_dialstring_in_force_per_source_and_date(app) {
+        let chain = reference_chain(&app);
+        let a = group(&app, chain.open_source, chain.charge_group, "A");
+        let b = group(&app, chain.open_source, chain.charge_group, "B");
+        let first = app.create("/v1/dialstrings", dialstring("4420", a, "2026-01-01", Value::Null));
+        // The same prefix in the same source, on dates the first covers: refused, whichever group.
+        let clash = app.post("/v1/dialstrings", dialstring("4420", b, "2026-06-01", json!("2026-06-30")));
+        clash.assert_problem(409);
+        assert!(clash.text.contains("4420"), "{}", clash.text);
+        // A longer prefix, or the same one before the first starts, is fine.
+        app.create("/v1/dialstrings", dialstring("44207", b, "2026-06-01", Value::Null));
+        app.create("/v1/dialstrings", dialstring("4420", b, "2025-01-01", json!("2025-12-31")));
+        // Once the first ends, the prefix may start again after it.
+        let path = format!("/v1/dialstrings/{}", first["id"]);
+        let ended = app.patch(&path, json!([{ "op": "replace", "path": "/endDate", "value": "2026-05-31" }]));
+        assert_eq!(ended.status, 200, "{}", ended.text);
+        app.create("/v1/dialstrings", dialstring("4420", b, "2026-06-01", Value::Null));
+        // Moving a record onto another's dates is refused; a record never clashes with itself.
+        app.patch(&path, json!([{ "op": "replace", "path": "/endDate", "value": null }])).assert_problem(409);
+        assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/startDate", "value": "2026-01-02" }])).status, 200);
+        // Digits only, 2..15.
+        for bad in ["4", "44a", "+4420", "4420123456789012"] {
+            assert_eq!(app.post("/v1/dialstrings", dialstring(bad, a, "2027-01-01", Value::Null)).error_fields(), vec!["dialstring"], "{bad}");
+        }
+        assert_eq!(app.post("/v1/dialstrings", dialstring("33", 999, "2026-01-01", Value::Null)).error_fields(), vec!["referenceDataSourceChargeGroupId"]);
+        // A group that rates dialstrings cannot be removed.
+        app.delete(&format!("/v1/reference-data-source-charge-groups/{a}")).assert_problem(409);
+        assert_eq!(app.head("/v1/dialstrings?dialstring=like:442").header("x-total-count"), Some("4"));
+    }
+
+    fn concurrent_writers_cannot_both_put_a_value_in_force(app) {
+        let chain = reference_chain(&app);
+        let groups: Vec<i64> = (0..4).map(|n| group(&app, chain.open_source, chain.charge_group, &format!("G{n}"))).collect();
+        for round in 0..8 {
+            let value = format!("7{round}00");
+            let statuses: Vec<u16> = std::thread::scope(|scope| {
+                let handles: Vec<_> = groups
+                    .iter()
+                    .map(|&group| {
+                        let (app, value) = (&app, value.clone());
+                        scope.spawn(move || app.post("/v1/call-classes", json!({
+                            "callClass": value, "referenceDataSourceChargeGroupId": group, "startDate": "2026-01-01",
+                        })).status)
+                    })
+                    .collect();
+                handles.into_iter().map(|handle| handle.join().expect("writer")).collect()
+            });
+            assert_eq!(statuses.iter().filter(|status| **status == 201).count(), 1, "round {round}: {statuses:?}");
+            assert!(statuses.iter().all(|status| matches!(status, 201 | 409)), "round {round}: {statuses:?}");
+        }
+        assert_eq!(app.head("/v1/call-classes").header("x-total-count"), Some("8"));
+    }
+
+    fn records_of_an_operator_maintained_source_are_refused(app) {
+        let chain = reference_chain(&app);
+        // Built while the source is open, then handed to the operator's feed.
+        let source = app.create("/v1/reference-data-sources", json!({ "name": "Later feed", "locale": { "id": chain.locale }, "siMaintained": false }));
+        let source_id = source["id"].as_i64().expect("id");
+        let feed_group = group(&app, source_id, chain.charge_group, "F");
+        let open_group = group(&app, chain.open_source, chain.charge_group, "O");
+        let dial = app.create("/v1/dialstrings", dialstring("4470", feed_group, "2026-01-01", Value::Null));
+        let class = app.create("/v1/call-classes", json!({ "callClass": "MOBILE", "referenceDataSourceChargeGroupId": feed_group, "startDate": "2026-01-01" }));
+        let ignored = app.create("/v1/ignored-call-classes", json!({ "callClass": "FREE", "referenceDataSourceId": source_id, "startDate": "2026-01-01" }));
+        let mut handed_over = source.clone();
+        handed_over["siMaintained"] = json!(true);
+        let locale = handed_over["locale"]["id"].clone();
+        handed_over["locale"] = json!({ "id": locale });
+        handed_over.as_object_mut().expect("object").remove("id");
+        assert_eq!(app.put(&format!("/v1/reference-data-sources/{source_id}"), handed_over).status, 200);
+
+        app.post("/v1/dialstrings", dialstring("4471", feed_group, "2026-01-01", Value::Null)).assert_problem(412);
+        app.patch(&format!("/v1/dialstrings/{}", dial["id"]), json!([{ "op": "replace", "path": "/dialstring", "value": "4479" }])).assert_problem(412);
+        app.delete(&format!("/v1/call-classes/{}", class["id"])).assert_problem(412);
+        app.delete(&format!("/v1/ignored-call-classes/{}", ignored["id"])).assert_problem(412);
+        app.post("/v1/ignored-call-classes", json!({ "callClass": "X", "referenceDataSourceId": chain.operator_source, "startDate": "2026-01-01" })).assert_problem(412);
+        // Moving an open record into the feed's source is refused too.
+        let open = app.create("/v1/dialstrings", dialstring("4480", open_group, "2026-01-01", Value::Null));
+        app.patch(&format!("/v1/dialstrings/{}", open["id"]), json!([{ "op": "replace", "path": "/referenceDataSourceChargeGroupId", "value": feed_group }])).assert_problem(412);
+        assert_eq!(app.get(&format!("/v1/dialstrings/{}", dial["id"])).json()["dialstring"], "4470");
+    }
+}

@@ -1,0 +1,3 @@
+DROP TABLE ignored_call_classes;
+DROP TABLE call_classes;
+DROP TABLE dialstrings;
