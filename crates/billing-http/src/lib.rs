@@ -89,6 +89,11 @@ pub fn application(
                     web::post().to(routes::authentication::revoke),
                 ))
                 .service(single(
+                    "/reference-data-summary/{type}/{id}",
+                    "GET",
+                    web::get().to(routes::reference_data_summary::summary_rows),
+                ))
+                .service(single(
                     "/openapi.json",
                     "GET",
                     web::get().to(routes::documentation::openapi),

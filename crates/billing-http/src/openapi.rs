@@ -512,6 +512,33 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         "requestBody": refresh_body,
         "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Revoked." }))]), &[400, 413, 415]),
     }}));
+    let summary_doc = ResourceDoc {
+        path: "reference-data-summary",
+        noun: "reference data summary row",
+        description: "",
+        read: Permission::ReadReferenceData,
+        write: Permission::ReadReferenceData,
+        operations: Operations::READ_ONLY,
+        fields: &crate::routes::reference_data_summary::FIELDS,
+        filters: &[],
+        sort_keys: &crate::routes::reference_data_summary::SORT_KEYS,
+        created_status: 200,
+    };
+    let mut summary_parameters = vec![
+        json!({ "name": "referenceDataSummaryType", "in": "path", "required": true,
+            "schema": { "type": "string", "enum": crate::routes::reference_data_summary::SUMMARY_TYPES } }),
+        id_parameter(),
+    ];
+    summary_parameters.extend(list_parameters(&summary_doc, true));
+    let summary_rows = json!({ "type": "array", "items": object_schema(&crate::routes::reference_data_summary::FIELDS, false) });
+    paths.insert("/v1/reference-data-summary/{referenceDataSummaryType}/{id}".into(), json!({ "get": {
+        "tags": ["reference-data-summary"], "summary": "The rating rows of a call class, a dialstring or a charge group",
+        "description": "CALL_CLASS and DIALSTRING give that record's row; CHARGE_GROUP gives a row per dialstring and per call class of each of its source charge groups, and one row of a source charge group's own fields when it has neither. A row has the members its kind has. Needs permission REFERENCE_DATA_READ.",
+        "parameters": summary_parameters,
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({ "description": "One page of rows.",
+            "headers": { "X-Total-Count": { "schema": { "type": "integer" } }, "Link": { "schema": { "type": "string" } } },
+            "content": { "application/json": { "schema": summary_rows } } }))]), &[400, 401, 403, 404]),
+    }}));
     let health = |summary: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [],
         "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })

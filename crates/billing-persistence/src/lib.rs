@@ -12,6 +12,7 @@ pub mod schema;
 pub mod scratch;
 #[macro_use]
 pub mod stored;
+pub mod summaries;
 
 pub mod audit_events;
 pub mod billing_cycles;

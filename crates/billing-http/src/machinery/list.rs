@@ -6,7 +6,7 @@ use billing_domain::ValidationErrors;
 use billing_domain::query::{FieldFilter, ListQuery, PageRequest, parse_filter, parse_sort};
 use serde_json::Value;
 
-use super::resource::{Access, Resource};
+use super::resource::{Access, Field, FilterParam, Resource};
 use crate::error::ApiError;
 
 pub struct ListParams {
@@ -14,8 +14,30 @@ pub struct ListParams {
     pub fields: Option<Vec<String>>,
 }
 
+/// What a list offers: the fields `fields` may name, the filters and the sort keys.
+#[derive(Debug, Clone, Copy)]
+pub struct ListShape {
+    pub fields: &'static [Field],
+    pub filters: &'static [FilterParam],
+    pub sort_keys: &'static [&'static str],
+}
+
 /// Parses list parameters for `R`. `page`/`pageSize` are required when `require_page`.
 pub fn parse_list_params<R: Resource>(
+    pairs: &[(String, String)],
+    require_page: bool,
+) -> Result<ListParams, ApiError> {
+    let shape = ListShape {
+        fields: R::FIELDS,
+        filters: R::FILTERS,
+        sort_keys: R::SORT_KEYS,
+    };
+    parse_list_params_of(shape, pairs, require_page)
+}
+
+/// Parses list parameters for a list of `shape` (a list that is not a resource's collection).
+pub fn parse_list_params_of(
+    shape: ListShape,
     pairs: &[(String, String)],
     require_page: bool,
 ) -> Result<ListParams, ApiError> {
@@ -44,13 +66,13 @@ pub fn parse_list_params<R: Resource>(
             "sort" => {
                 sort = errors
                     .collect(
-                        parse_sort(value, R::SORT_KEYS)
+                        parse_sort(value, shape.sort_keys)
                             .map_err(|m| ValidationErrors::single("sort", m)),
                     )
                     .unwrap_or_default()
             }
-            "fields" => fields = errors.collect(parse_fields::<R>(value)),
-            other => match R::FILTERS.iter().find(|filter| filter.name == other) {
+            "fields" => fields = errors.collect(parse_fields(shape.fields, value)),
+            other => match shape.filters.iter().find(|filter| filter.name == other) {
                 Some(filter) => {
                     if let Some(parsed) = errors.collect(
                         parse_filter(filter.kind, value)
@@ -65,7 +87,7 @@ pub fn parse_list_params<R: Resource>(
                 None => {
                     let known: Vec<&str> = ["page", "pageSize", "sort", "fields"]
                         .into_iter()
-                        .chain(R::FILTERS.iter().map(|filter| filter.name))
+                        .chain(shape.filters.iter().map(|filter| filter.name))
                         .collect();
                     errors.push(
                         other,
@@ -100,8 +122,8 @@ pub fn parse_list_params<R: Resource>(
     })
 }
 
-fn parse_fields<R: Resource>(value: &str) -> Result<Vec<String>, ValidationErrors> {
-    let readable: Vec<&str> = R::FIELDS
+fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, ValidationErrors> {
+    let readable: Vec<&str> = fields
         .iter()
         .filter(|f| f.access != Access::WriteOnly)
         .map(|f| f.name)

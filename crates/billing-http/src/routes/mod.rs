@@ -3,3 +3,4 @@
 pub mod authentication;
 pub mod documentation;
 pub mod health;
+pub mod reference_data_summary;

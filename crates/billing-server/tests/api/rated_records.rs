@@ -104,3 +104,67 @@ api_test! {
         assert_eq!(app.get(&format!("/v1/dialstrings/{}", dial["id"])).json()["dialstring"], "4470");
     }
 }
+
+api_test! {
+    fn summaries_show_the_rating_rows_of_a_record(app) {
+        let chain = reference_chain(&app);
+        let rated = group(&app, chain.open_source, chain.charge_group, "RATED");
+        let bare = group(&app, chain.open_source, chain.charge_group, "BARE");
+        let other_group = app.create("/v1/charge-groups", json!({ "name": "Other", "chargeGroupCategoryId": chain.category, "startDate": "2026-01-01" }));
+        group(&app, chain.open_source, other_group["id"].as_i64().expect("id"), "ELSEWHERE");
+        let d1 = app.create("/v1/dialstrings", dialstring("4420", rated, "2026-01-01", Value::Null));
+        app.create("/v1/dialstrings", dialstring("4421", rated, "2026-01-01", json!("2026-12-31")));
+        let class = app.create("/v1/call-classes", json!({ "callClass": "MOBILE", "referenceDataSourceChargeGroupId": rated, "startDate": "2026-01-01" }));
+
+        let one = app.get(&format!("/v1/reference-data-summary/DIALSTRING/{}?page=1&pageSize=10", d1["id"]));
+        assert_eq!(one.status, 200, "{}", one.text);
+        assert_eq!(one.header("x-total-count"), Some("1"));
+        insta::assert_json_snapshot!(crate::support::plain(&one.json()), @r#"
+        [
+          {
+            "chargeGroupId": 1,
+            "chargeGroupName": "UK Mobile",
+            "chargeGroupStartDate": "2026-01-01",
+            "chargeGroupCategoryId": 1,
+            "chargeGroupCategoryName": "Calls",
+            "chargeGroupCategoryChargingUnitType": "DURATION",
+            "chargeGroupCategoryStartDate": "2026-01-01",
+            "referenceDataSourceId": 1,
+            "referenceDataSourceName": "Internal",
+            "referenceDataSourceChargeGroupId": 1,
+            "referenceDataSourceChargeGroupName": "Group RATED",
+            "referenceDataSourceChargeGroupStartDate": "2026-01-01",
+            "dialstringId": 1,
+            "dialstring": "4420",
+            "dialstringStartDate": "2026-01-01"
+          }
+        ]
+        "#);
+
+        let path = format!("/v1/reference-data-summary/CHARGE_GROUP/{}?page=1&pageSize=10&sort=dialstring:desc", chain.charge_group);
+        let rows = app.get(&path);
+        assert_eq!(rows.status, 200, "{}", rows.text);
+        assert_eq!(rows.header("x-total-count"), Some("4"));
+        let described: Vec<String> = rows.json().as_array().expect("rows").iter().map(|row| {
+            format!("{} {} {}", row["referenceDataSourceChargeGroupName"], row.get("dialstring").unwrap_or(&Value::Null), row.get("callClass").unwrap_or(&Value::Null))
+        }).collect();
+        // Descending puts rows without a dialstring first (null sorts as the largest value).
+        insta::assert_snapshot!(described.join("\n"), @r#"
+        "Group RATED" null "MOBILE"
+        "Group BARE" null null
+        "Group RATED" "4421" null
+        "Group RATED" "4420" null
+        "#);
+        let _ = bare;
+        let class_row = app.get(&format!("/v1/reference-data-summary/CALL_CLASS/{}?page=1&pageSize=1&fields=callClass,referenceDataSourceName", class["id"])).json();
+        assert_eq!(class_row, json!([{ "callClass": "MOBILE", "referenceDataSourceName": "Internal" }]));
+        let second_page = app.get(&format!("/v1/reference-data-summary/CHARGE_GROUP/{}?page=2&pageSize=3", chain.charge_group));
+        assert_eq!(second_page.json().as_array().map(Vec::len), Some(1));
+
+        app.get("/v1/reference-data-summary/CHARGE_GROUP/999?page=1&pageSize=10").assert_problem(404);
+        assert_eq!(app.get("/v1/reference-data-summary/SITE/1?page=1&pageSize=10").error_fields(), vec!["referenceDataSummaryType"]);
+        assert_eq!(app.get(&format!("/v1/reference-data-summary/DIALSTRING/{}", d1["id"])).error_fields(), vec!["page", "pageSize"]);
+        assert_eq!(app.get(&format!("/v1/reference-data-summary/DIALSTRING/{}?page=1&pageSize=1&sort=colour", d1["id"])).error_fields(), vec!["sort"]);
+        assert_eq!(app.get(&format!("/v1/reference-data-summary/DIALSTRING/{}?page=1&pageSize=1&colour=red", d1["id"])).error_fields(), vec!["colour"]);
+    }
+}
