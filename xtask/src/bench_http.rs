@@ -119,7 +119,10 @@ fn bench_backend(options: &Options, postgres_admin_url: Option<&str>) -> Result<
         Some(url) => Some(ScratchDatabase::create(url)?),
         None => None,
     };
-    let server = Server::start(database.as_ref().map(|d| d.url.as_str()))?;
+    let server = Server::start(
+        database.as_ref().map(|d| d.url.as_str()),
+        server_log_path(backend)?,
+    )?;
     let seeded = seed(
         server.address,
         &sign_in(server.address, ADMIN_PASSWORD)?,
@@ -136,6 +139,7 @@ fn bench_backend(options: &Options, postgres_admin_url: Option<&str>) -> Result<
     check_scenarios(server.address, &fixtures)?;
     let results = run_scenarios(&fixtures, options.seconds)?;
     Ok(Report {
+        server_log: server.log_summary(),
         title: format!(
             "{backend}: {} charge groups, {} s per scenario, server on core 0 (1 worker), \
              wrk -t1 on core 1",
@@ -143,6 +147,13 @@ fn bench_backend(options: &Options, postgres_admin_url: Option<&str>) -> Result<
         ),
         results,
     })
+}
+
+/// `target/bench-http/server-<backend>.log`, its directory created.
+fn server_log_path(backend: &str) -> Result<PathBuf, String> {
+    let dir = workspace_root().join("target").join("bench-http");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir.join(format!("server-{}.log", backend.to_lowercase())))
 }
 
 /// A database created for one run on the PostgreSQL server of `TEST_DATABASE_URL` and dropped
@@ -218,18 +229,20 @@ fn database_url_with_name(url: &str, name: &str) -> Result<String, String> {
 
 /// The release server, pinned to core 0, on a free port with a fresh data directory. Dropping
 /// it kills the process and removes the directory, so a failure midway leaves nothing running.
+/// Its output (warnings and errors only) goes to `log`, which is kept for a look afterwards.
 struct Server {
     child: Child,
     address: SocketAddr,
     data_dir: PathBuf,
+    log: PathBuf,
 }
 
 impl Server {
-    fn start(database_url: Option<&str>) -> Result<Self, String> {
+    fn start(database_url: Option<&str>, log_path: PathBuf) -> Result<Self, String> {
         let address = free_local_address()?;
         let data_dir = fresh_temp_dir()?;
-        let log_path = data_dir.join("server.log");
-        let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
+        let log =
+            std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
         let log_err = log.try_clone().map_err(|e| e.to_string())?;
         let mut command = Command::new("/usr/bin/taskset");
         command
@@ -256,6 +269,7 @@ impl Server {
             child,
             address,
             data_dir,
+            log: log_path,
         };
         server.wait_until_ready()?;
         Ok(server)
@@ -283,8 +297,17 @@ impl Server {
     }
 
     fn failure(&self, what: &str) -> String {
-        let log = std::fs::read_to_string(self.data_dir.join("server.log")).unwrap_or_default();
-        format!("{what}; its log:\n{log}")
+        format!("{what}; its log:\n{}", self.log_text())
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// A line for the report saying how much the server logged (at `warn`, anything is news).
+    fn log_summary(&self) -> String {
+        let lines = self.log_text().lines().count();
+        format!("Server log: {lines} lines in {}", self.log.display())
     }
 }
 
@@ -503,7 +526,7 @@ fn run_scenarios(fixtures: &Fixtures, seconds: u64) -> Result<Vec<ScenarioResult
         &body_script("POST", "application/json", &create_body(fixtures), token),
     )?;
     let patch = scripts.write("patch.lua", &patch_script(fixtures))?;
-    let flood = scripts.write("flood.lua", SIGN_IN_FLOOD_SCRIPT)?;
+    let flood = scripts.write("flood.lua", &flood_script())?;
     let live = format!("{}/health/live", fixtures.base);
     let mut results = Vec::new();
     let mut measure = |name: &str, run: Wrk| -> Result<(), String> {
@@ -567,19 +590,9 @@ fn measure_under_flood(
 }
 
 /// The flood's script: wrong passwords, for `admin` half of the time and a random username
-/// the other half (so both the per-username and the per-address limits are exercised). It
-/// counts the statuses and prints `Status NNN: count` lines at the end, because wrk itself
-/// only says how many were not 2xx, and a 503 (hashing pool full) should not pass for a 429.
+/// the other half (so both the per-username and the per-address limits are exercised).
 const SIGN_IN_FLOOD_SCRIPT: &str = r#"wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-local threads = {}
-function setup(thread)
-  table.insert(threads, thread)
-end
-function init(args)
-  math.randomseed(os.time() + os.clock() * 1000000)
-  statuses = {}
-end
 function request()
   local username = "admin"
   if math.random() < 0.5 then
@@ -587,6 +600,21 @@ function request()
   end
   local body = '{"username":"' .. username .. '","password":"not-the-password-at-all"}'
   return wrk.format(nil, nil, nil, body)
+end
+"#;
+
+/// Appended to every script: seeds `math.random` per thread, counts the statuses and prints
+/// `Status NNN: count` lines at the end, because wrk itself only says how many were not 2xx
+/// (and a 409 or a 503 should not pass for the expected 401 or 429). Scripted scenarios only:
+/// a Lua `response` per request would cost the plain GETs' wrk a little.
+const STATUS_COUNTING_SCRIPT: &str = r#"
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+end
+function init(args)
+  math.randomseed(os.time() + os.clock() * 1000000)
+  statuses = {}
 end
 function response(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
@@ -600,6 +628,11 @@ function done(summary, latency, requests)
 end
 "#;
 
+/// The flood's whole script.
+fn flood_script() -> String {
+    format!("{SIGN_IN_FLOOD_SCRIPT}{STATUS_COUNTING_SCRIPT}")
+}
+
 /// A wrk script sending `body` with `method`, its content type and the bearer token.
 fn body_script(method: &str, content_type: &str, body: &str, token: Option<&str>) -> String {
     let mut script = format!(
@@ -611,6 +644,7 @@ fn body_script(method: &str, content_type: &str, body: &str, token: Option<&str>
             "wrk.headers[\"Authorization\"] = \"Bearer {token}\"\n"
         ));
     }
+    script.push_str(STATUS_COUNTING_SCRIPT);
     script
 }
 
@@ -621,8 +655,7 @@ fn patch_script(fixtures: &Fixtures) -> String {
     let token = Some(fixtures.token.as_str());
     let mut script = body_script("PATCH", "application/json-patch+json", PATCH_BODY, token);
     script.push_str(&format!(
-        "function init(args)\n  math.randomseed(os.time() + os.clock() * 1000000)\nend\n\
-         function request()\n  \
+        "function request()\n  \
          return wrk.format(nil, \"/v1/charge-groups/\" .. math.random({}, {}))\nend\n",
         fixtures.first_id, fixtures.last_id
     ));
@@ -660,7 +693,12 @@ impl Drop for ScriptDir {
     }
 }
 
-/// One wrk run: `taskset -c 1 wrk -t1 -c<connections> -d<seconds>s --latency …`.
+/// wrk's `--timeout`: long enough that slow responses are measured. With wrk's default (2 s)
+/// a response that takes longer is counted as a timeout and left out of the latency
+/// distribution, so the p99 of a slow scenario would read as just under 2 s.
+const WRK_TIMEOUT: &str = "--timeout=30s";
+
+/// One wrk run: `taskset -c 1 wrk -t1 -c<connections> -d<seconds>s --latency --timeout=30s …`.
 struct Wrk {
     url: String,
     connections: u32,
@@ -696,6 +734,7 @@ impl Wrk {
             .arg(format!("-c{}", self.connections))
             .arg(format!("-d{seconds}s"))
             .arg("--latency")
+            .arg(WRK_TIMEOUT)
             .args(&self.extra)
             .arg(&self.url)
             .stdin(Stdio::null())
@@ -796,6 +835,7 @@ fn parse_status_count(text: &str) -> Result<(u16, u64), String> {
 struct Report {
     title: String,
     results: Vec<ScenarioResult>,
+    server_log: String,
 }
 
 impl std::fmt::Display for Report {
@@ -829,7 +869,7 @@ impl std::fmt::Display for Report {
             if let Some(errors) = &figures.socket_errors {
                 writeln!(f, "Socket errors in {}: {errors}", result.name)?;
             }
-            if !figures.statuses.is_empty() {
+            if figures.non_2xx > 0 && !figures.statuses.is_empty() {
                 let mut statuses = figures.statuses.clone();
                 statuses.sort_unstable();
                 let statuses: Vec<String> = statuses
@@ -846,7 +886,7 @@ impl std::fmt::Display for Report {
                 )?;
             }
         }
-        Ok(())
+        writeln!(f, "{}", self.server_log)
     }
 }
 
@@ -1197,6 +1237,7 @@ Transfer/sec:      2.68MB
         };
         let report = Report {
             title: "T".to_owned(),
+            server_log: "Server log: 0 lines".to_owned(),
             results: vec![
                 ScenarioResult {
                     name: "live".to_owned(),
