@@ -853,7 +853,7 @@ impl std::fmt::Display for Report {
         for result in &self.results {
             let figures = &result.figures;
             let ratio = if baseline > 0.0 {
-                format!("{:.1} %", 100.0 * figures.requests_per_second / baseline)
+                percent(100.0 * figures.requests_per_second / baseline)
             } else {
                 "-".to_owned()
             };
@@ -887,6 +887,15 @@ impl std::fmt::Display for Report {
             }
         }
         writeln!(f, "{}", self.server_log)
+    }
+}
+
+/// A percentage with one decimal, or two below 1 % (so that a slow scenario does not read 0.0 %).
+fn percent(value: f64) -> String {
+    if value < 1.0 {
+        format!("{value:.2} %")
+    } else {
+        format!("{value:.1} %")
     }
 }
 
@@ -1216,6 +1225,13 @@ Transfer/sec:      2.68MB
         );
         assert!(script.contains("math.random(2, 100001)"), "{script}");
         assert_eq!(fixtures.middle_id(), 50_001);
+    }
+
+    #[test]
+    fn small_percentages_keep_two_decimals() {
+        assert_eq!(percent(100.0), "100.0 %");
+        assert_eq!(percent(7.56), "7.6 %");
+        assert_eq!(percent(0.0338), "0.03 %");
     }
 
     #[test]
