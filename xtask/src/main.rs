@@ -9,21 +9,26 @@
 //! - `bench`: the rating benchmarks (criterion) and `billing rate` on 10 million generated rows
 //!   against 1 million dialstrings (release builds); figures go in docs/performance.md.
 //!   Ends with `check-rating`.
+//! - `bench http`: the HTTP benchmark: the release server on SQLite (and PostgreSQL when
+//!   `TEST_DATABASE_URL` is set) seeded with charge groups, then driven by `wrk` (`bench_http`).
 //! - `check-rating`: rates those 10 million rows with the engine and with the prefix-map
 //!   reference (`billing rate --reference`) and fails unless the outputs are identical.
 
+mod bench_http;
+
 use std::process::{Command, ExitCode};
 
+const USAGE: &str = "usage: cargo xtask <ci|lint|deps|openapi|bench [http]|check-rating>";
+
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1).unwrap_or_default();
-    let result = match task.as_str() {
-        "ci" => lint().and_then(|()| cargo(&["test", "--workspace"])),
-        "lint" => lint(),
-        "deps" => check_dependency_direction(),
-        "openapi" => openapi(),
-        "bench" => bench(),
-        "check-rating" => check_rating(),
-        _ => Err("usage: cargo xtask <ci|lint|deps|openapi|bench|check-rating>".to_owned()),
+    let mut args = std::env::args().skip(1);
+    let task = args.next().unwrap_or_default();
+    let subtask = args.next();
+    let result = match (task.as_str(), subtask.as_deref()) {
+        ("bench", None) => bench(),
+        ("bench", Some("http")) => bench_http::run(),
+        (_, Some(extra)) => Err(format!("unexpected argument {extra:?}\n{USAGE}")),
+        (task, None) => run_task(task),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -31,6 +36,18 @@ fn main() -> ExitCode {
             eprintln!("xtask: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The tasks that take no argument.
+fn run_task(task: &str) -> Result<(), String> {
+    match task {
+        "ci" => lint().and_then(|()| cargo(&["test", "--workspace"])),
+        "lint" => lint(),
+        "deps" => check_dependency_direction(),
+        "openapi" => openapi(),
+        "check-rating" => check_rating(),
+        _ => Err(USAGE.to_owned()),
     }
 }
 
