@@ -7,7 +7,9 @@ use billing_domain::roles::Permission;
 use billing_domain::text::TEXT_PUNCTUATION;
 use serde_json::{Map, Value, json};
 
-use crate::machinery::resource::{Access, Field, FieldType, FilterParam, Operations, Resource};
+use crate::machinery::resource::{
+    Access, Field, FieldType, FilterParam, HeaderParam, Operations, Resource,
+};
 
 /// A resource's declaration, type-erased for documentation.
 pub struct ResourceDoc {
@@ -21,6 +23,7 @@ pub struct ResourceDoc {
     pub filters: &'static [FilterParam],
     pub sort_keys: &'static [&'static str],
     pub created_status: u16,
+    pub headers: &'static [HeaderParam],
 }
 
 impl ResourceDoc {
@@ -36,6 +39,7 @@ impl ResourceDoc {
             filters: R::FILTERS,
             sort_keys: R::SORT_KEYS,
             created_status: R::CREATED_STATUS,
+            headers: R::HEADERS,
         }
     }
 
@@ -181,6 +185,13 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
         }
         if input && field.access == Access::WriteOnly {
             schema["writeOnly"] = json!(true);
+        }
+        if input
+            && let Some(default) = field
+                .default
+                .and_then(|d| serde_json::from_str::<Value>(d).ok())
+        {
+            schema["default"] = default;
         }
         if (input && field.required)
             || (!input && !field.nullable && field.access != Access::WriteOnly)
@@ -453,9 +464,14 @@ fn resource_paths(
             }
         }))]), &[400, 401, 403, 404]),
     }));
+    let mut write_parameters = vec![if_match.clone()];
+    write_parameters.extend(resource.headers.iter().map(|header| json!({
+        "name": header.name, "in": "header", "required": false, "description": header.description,
+        "schema": { "type": "string", "enum": ["true", "false"] }
+    })));
     if ops.replace {
         item.insert("put".into(), json!({
-            "tags": tag, "summary": format!("Replace a {}", resource.noun), "parameters": [if_match],
+            "tags": tag, "summary": format!("Replace a {}", resource.noun), "parameters": write_parameters,
             "requestBody": json_body(input.clone(), "application/json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), one("Replaced."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
@@ -464,7 +480,7 @@ fn resource_paths(
         item.insert("patch".into(), json!({
             "tags": tag, "summary": format!("Patch a {} (RFC 6902)", resource.noun),
             "description": "Operations apply to the record's JSON form, all or nothing; the result is validated as a replace would be. Read-only fields cannot be changed; a failed test is 409.",
-            "parameters": [if_match],
+            "parameters": write_parameters,
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/JsonPatch" }), "application/json-patch+json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), one("Patched."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
@@ -523,6 +539,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         filters: &[],
         sort_keys: &crate::routes::reference_data_summary::SORT_KEYS,
         created_status: 200,
+        headers: &[],
     };
     let mut summary_parameters = vec![
         json!({ "name": "referenceDataSummaryType", "in": "path", "required": true,

@@ -17,10 +17,12 @@ macro_rules! stored_resource {
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
                 $([$modifier:ident])?
+                $(= $default:expr)?
             ),* $(,)?
         }
         $(children { $($children:tt)* })?
         $(scope { $scope:ident })?
+        $(headers { $($headers:tt)* })?
         rules { $($rules:tt)* }
         extra_filters { $($declared_extra:tt)* }
     ) => {
@@ -187,8 +189,10 @@ macro_rules! stored_child {
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
                 $([$modifier:ident])?
+                $(= $default:expr)?
             ),* $(,)?
         }
+        $(children { $($children:tt)* })?
         rules { $($rules:tt)* }
         extra_filters { $($declared_extra:tt)* }
     ) => {
@@ -233,15 +237,16 @@ macro_rules! stored_child {
                     .load(connection)?)
             }
 
-            /// Makes the elements of `parent_id` exactly `elements`, in order. An element with
-            /// the id of one of the parent's elements updates it (once: a second element with
-            /// the same id is new); any other element is inserted; elements left out are
-            /// deleted. Runs inside the caller's transaction.
+            /// Makes the elements of `parent_id` exactly `elements`, in order, and gives
+            /// their ids in that order. An element with the id of one of the parent's elements
+            /// updates it (once: a second element with the same id is new); any other element
+            /// is inserted; elements left out are deleted (with their own children: ON DELETE
+            /// CASCADE). Runs inside the caller's transaction.
             pub fn write(
                 connection: &mut $crate::DbConnection,
                 parent_id: i64,
-                elements: &[(Option<i64>, Changes)],
-            ) -> PersistenceResult<()> {
+                elements: &[(Option<i64>, &Changes)],
+            ) -> PersistenceResult<Vec<i64>> {
                 use ::diesel::prelude::*;
                 let existing: Vec<i64> = $table::table
                     .filter($table::$parent.eq(parent_id))
@@ -260,22 +265,26 @@ macro_rules! stored_child {
                 if !gone.is_empty() {
                     ::diesel::delete($table::table.filter($table::id.eq_any(gone))).execute(connection)?;
                 }
+                let mut ids = Vec::with_capacity(plan.len());
                 for (ordinal, (reused, changes)) in plan.into_iter().enumerate() {
                     let ordinal = ordinal as i64;
                     match reused {
                         Some(id) => {
                             ::diesel::update($table::table.find(id))
-                                .set((changes, $table::ordinal.eq(ordinal)))
+                                .set((*changes, $table::ordinal.eq(ordinal)))
                                 .execute(connection)?;
+                            ids.push(id);
                         }
                         None => {
-                            ::diesel::insert_into($table::table)
-                                .values((changes, $table::$parent.eq(parent_id), $table::ordinal.eq(ordinal)))
-                                .execute(connection)?;
+                            let id: i64 = ::diesel::insert_into($table::table)
+                                .values((*changes, $table::$parent.eq(parent_id), $table::ordinal.eq(ordinal)))
+                                .returning($table::id)
+                                .get_result(connection)?;
+                            ids.push(id);
                         }
                     }
                 }
-                Ok(())
+                Ok(ids)
             }
 
             /// Whether `id` is one of the elements of `parent_id`.
@@ -330,6 +339,9 @@ macro_rules! stored_type {
     (optional $kind:ident $(<$($param:tt),*>)?) => {
         Option<<$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value>
     };
+    (defaulted $kind:ident $(<$($param:tt),*>)?) => {
+        <$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value
+    };
     (created $kind:ident) => {
         <$kind as ::billing_domain::kinds::Kind>::Value
     };
@@ -378,6 +390,7 @@ macro_rules! declared_filters {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! kind_filter {
+    (defaulted $kind:ident, $($rest:tt)*) => { $crate::kind_filter!(required $kind, $($rest)*) };
     (required Text, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (required Letters, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (required Symbol, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };

@@ -21,6 +21,8 @@ use super::resource::{ApiResult, Resource};
 pub trait Shapes: Resource {
     /// The values a create or replace writes.
     type Changes;
+    /// The declared request headers of a write, parsed, and a patch's changed paths.
+    type Options;
 }
 
 /// The checks of a declared resource that need other stored data. Field rules, cross-field
@@ -48,6 +50,34 @@ pub trait Hooks: Shapes {
         Ok(())
     }
 
+    /// Fills in derived members a body left out (a create's, `current` being `None`, or a
+    /// replace's or patch's result), before the values are checked and stored: what the
+    /// server derives from other members or elements (the invoice contact of a site).
+    /// Constant defaults are the declaration's (`defaulted Bool = false`) and apply after this.
+    fn complete(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: Option<&Self::Record>,
+        input: &mut Self::Input,
+    ) -> ApiResult<()> {
+        let _ = (connection, caller, current, input);
+        Ok(())
+    }
+
+    /// Runs in the write's transaction once `record` is stored (`before` is the record a
+    /// replace or patch changed): follow-on writes such as a cascade a declared header asks
+    /// for. An error rolls the whole write back.
+    fn written(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        before: Option<&Self::Record>,
+        record: &Self::Record,
+        options: &Self::Options,
+    ) -> ApiResult<()> {
+        let _ = (connection, caller, before, record, options);
+        Ok(())
+    }
+
     /// May `current` be deleted (e.g. not still referenced)? Runs after `check_change`.
     fn check_delete(
         connection: &mut DbConnection,
@@ -71,6 +101,7 @@ macro_rules! api_resource {
                 write: $write:ident,
                 storage: $($storage:ident)::+
                 $(, operations: $operations:expr)?
+                $(, created_status: $created_status:expr)?
                 $(,)?
             }
         )
@@ -81,12 +112,16 @@ macro_rules! api_resource {
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
                 $([$modifier:ident])?
+                $(= $default:expr)?
             ),* $(,)?
         }
         $(children {
             $( $(#[doc = $cdoc:literal])* $cfield:ident : $cmult:ident $ctable:ident ),* $(,)?
         })?
         $(scope { $scope:ident })?
+        $(headers {
+            $( $(#[doc = $hdoc:literal])* $header:ident : Bool ),* $(,)?
+        })?
         rules { $($rule:ident($($rule_arg:ident),*)),* $(,)? }
         extra_filters { $( $(#[doc = $xdoc:literal])* $xname:ident : $xkind:ident ),* $(,)? }
     ) => {
@@ -94,7 +129,7 @@ macro_rules! api_resource {
             #[allow(unused_imports)]
             use ::billing_domain::kinds::*;
             use $crate::machinery::kinds::ApiKind;
-            use $crate::machinery::resource::{ApiResult, Field, FilterParam, Operations, Resource};
+            use $crate::machinery::resource::{ApiResult, Field, FilterParam, HeaderParam, Operations, Resource, WriteRequest};
             use $($storage)::+ as storage;
 
             /// The record as responses show it.
@@ -103,7 +138,7 @@ macro_rules! api_resource {
             pub struct Record {
                 pub id: i64,
                 $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
-                $($(pub $cfield: Vec<$crate::resources::$ctable::Record>,)*)?
+                $($(pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Record),)*)?
                 #[serde(skip)]
                 pub version: i64,
             }
@@ -114,36 +149,13 @@ macro_rules! api_resource {
                     Self {
                         id: row.id,
                         $($field: $crate::api_convert!($access, row.$field),)*
-                        $($($cfield: Vec::new(),)*)?
+                        $($($cfield: Default::default(),)*)?
                         version: row.version,
                     }
                 }
             }
 
             impl Record {
-                /// Fills in the owned children of a page of records: one query per child
-                /// table, whatever the page size.
-                #[allow(unused_variables, unused_mut)]
-                pub fn with_children(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    mut records: Vec<Record>,
-                ) -> ApiResult<Vec<Record>> {
-                    $($({
-                        let ids: Vec<i64> = records.iter().map(|record| record.id).collect();
-                        let mut by_parent = ::std::collections::HashMap::<i64, Vec<_>>::new();
-                        for row in ::billing_persistence::$ctable::of_parents(connection, &ids)? {
-                            by_parent
-                                .entry(row.parent_id)
-                                .or_default()
-                                .push($crate::resources::$ctable::Record::from(row));
-                        }
-                        for record in &mut records {
-                            record.$cfield = by_parent.remove(&record.id).unwrap_or_default();
-                        }
-                    })*)?
-                    Ok(records)
-                }
-
                 /// One stored row as a record, children and all.
                 fn assemble(
                     connection: &mut ::billing_persistence::DbConnection,
@@ -155,25 +167,7 @@ macro_rules! api_resource {
                 }
             }
 
-            /// The elements a write gives each owned list: an element's id when it came from
-            /// the stored record, and its columns.
-            #[derive(Debug, Default)]
-            pub struct Children {
-                $($(pub $cfield: Vec<(Option<i64>, ::billing_persistence::$ctable::Changes)>,)*)?
-            }
-
-            impl Children {
-                /// Makes the stored children of `parent_id` exactly these.
-                #[allow(unused_variables)]
-                fn write(
-                    &self,
-                    connection: &mut ::billing_persistence::DbConnection,
-                    parent_id: i64,
-                ) -> ApiResult<()> {
-                    $($(::billing_persistence::$ctable::write(connection, parent_id, &self.$cfield)?;)*)?
-                    Ok(())
-                }
-            }
+            $crate::api_children!($($($cfield : $cmult $ctable),*)?);
 
             $crate::versioned!(Record);
 
@@ -189,7 +183,7 @@ macro_rules! api_resource {
                 $($(
                     #[serde(default)]
                     #[garde(dive, custom($crate::machinery::members::$cmult))]
-                    pub $cfield: Vec<$crate::resources::$ctable::Input>,
+                    pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Input),
                 )*)?
             }
 
@@ -206,7 +200,7 @@ macro_rules! api_resource {
                     let now = ::billing_persistence::now();
                     $(let $field = $crate::api_value!(
                         $access, $kind $(<$($param),*>)?, &self.$field,
-                        current.map(|current| &current.$field), now
+                        current.map(|current| &current.$field), now $(, $default)?
                     );)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
                     $($crate::api_create_only!(
@@ -219,19 +213,31 @@ macro_rules! api_resource {
                         return Err(errors.into());
                     }
                     $($($crate::api_reference!(connection, $access, $field, $rtable, $rnoun);)?)*
-                    let mut children = Children::default();
-                    $($(
-                        for (index, element) in self.$cfield.iter().enumerate() {
-                            let path = format!("{}[{index}]", ::billing_domain::json_name!($cfield));
-                            children.$cfield.push(element.changes(connection).map_err(|e| e.within(&path))?);
-                        }
-                    )*)?
+                    let children = self.children(connection)?;
                     Ok((storage::Changes { $($field,)* }, children))
+                }
+            }
+
+            /// The declared request headers of a write (parsed; `None` when not sent), and
+            /// for a patch the member paths its operations change.
+            #[derive(Debug, Default)]
+            pub struct Options {
+                $($(pub $header: Option<bool>,)*)?
+                pub patched_paths: Option<Vec<String>>,
+            }
+
+            impl Options {
+                fn of(request: &WriteRequest) -> Self {
+                    Self {
+                        $($($header: request.flag(stringify!($header)),)*)?
+                        patched_paths: request.patched_paths.clone(),
+                    }
                 }
             }
 
             impl $crate::machinery::declared::Shapes for super::$name {
                 type Changes = storage::Changes;
+                type Options = Options;
             }
 
             impl Resource for super::$name {
@@ -242,17 +248,20 @@ macro_rules! api_resource {
                 const READ: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::$read;
                 const WRITE: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::$write;
                 const OPERATIONS: Operations = $crate::first_of!($($operations,)? Operations::ALL);
+                const CREATED_STATUS: u16 = $crate::first_of!($($created_status,)? 201);
                 const FIELDS: &'static [Field] = &[
                     $crate::resources::common::ID,
-                    $(Field::$access(
+                    $($crate::api_field!(
+                        $access,
                         ::billing_domain::json_name!($field),
                         <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
-                        ::billing_domain::kinds::doc_text(concat!($($doc),*)),
+                        ::billing_domain::kinds::doc_text(concat!($($doc),*))
+                        $(, $default)?
                     ),)*
                     $($($crate::api_children_field!(
                         $cmult,
                         ::billing_domain::json_name!($cfield),
-                        &$crate::machinery::resource::FieldType::Object($crate::resources::$ctable::FIELDS),
+                        $crate::machinery::resource::FieldType::Object($crate::resources::$ctable::FIELDS),
                         ::billing_domain::kinds::doc_text(concat!($($cdoc),*))
                     ),)*)?
                 ];
@@ -271,6 +280,12 @@ macro_rules! api_resource {
                 ];
                 const SORT_KEYS: &'static [&'static str] =
                     &["id", $(::billing_domain::json_name!($field),)*];
+                const HEADERS: &'static [HeaderParam] = &[
+                    $($(HeaderParam::boolean(
+                        stringify!($header),
+                        ::billing_domain::kinds::doc_text(concat!($($hdoc),*)),
+                    ),)*)?
+                ];
 
                 type Record = Record;
                 type Input = Input;
@@ -303,37 +318,46 @@ macro_rules! api_resource {
                 fn create(
                     connection: &mut ::billing_persistence::DbConnection,
                     caller: &::billing_auth::AuthenticatedUser,
-                    input: Input,
+                    mut input: Input,
                 ) -> ApiResult<Record> {
+                    use $crate::machinery::declared::Hooks;
+                    <super::$name as Hooks>::complete(connection, caller, None, &mut input)?;
                     let (changes, children) = input.changes(connection, None)?;
                     $($crate::machinery::resource::check_scope_of_write(
                         caller, ::billing_domain::json_name!($scope), changes.$scope,
                     )?;)?
-                    <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, None, &changes)?;
+                    <super::$name as Hooks>::check_write(connection, caller, None, &changes)?;
                     let row = storage::insert(connection, &changes)?;
                     children.write(connection, row.id)?;
-                    Record::assemble(connection, row)
+                    let record = Record::assemble(connection, row)?;
+                    <super::$name as Hooks>::written(connection, caller, None, &record, &Options::default())?;
+                    Ok(record)
                 }
 
                 fn replace(
                     connection: &mut ::billing_persistence::DbConnection,
                     caller: &::billing_auth::AuthenticatedUser,
                     current: &Record,
-                    input: Input,
+                    mut input: Input,
+                    request: &WriteRequest,
                 ) -> ApiResult<Option<Record>> {
-                    <super::$name as $crate::machinery::declared::Hooks>::check_change(connection, caller, current)?;
+                    use $crate::machinery::declared::Hooks;
+                    <super::$name as Hooks>::check_change(connection, caller, current)?;
+                    <super::$name as Hooks>::complete(connection, caller, Some(current), &mut input)?;
                     let (changes, children) = input.changes(connection, Some(current))?;
                     $($crate::machinery::resource::check_scope_of_write(
                         caller, ::billing_domain::json_name!($scope), changes.$scope,
                     )?;)?
-                    <super::$name as $crate::machinery::declared::Hooks>::check_write(connection, caller, Some(current), &changes)?;
+                    <super::$name as Hooks>::check_write(connection, caller, Some(current), &changes)?;
                     // The record's row is rewritten even when only its children change, so its
                     // version (and ETag) moves and a concurrent writer of the same version loses.
                     let Some(row) = storage::update(connection, current.id, current.version, &changes)? else {
                         return Ok(None);
                     };
                     children.write(connection, row.id)?;
-                    Record::assemble(connection, row).map(Some)
+                    let record = Record::assemble(connection, row)?;
+                    <super::$name as Hooks>::written(connection, caller, Some(current), &record, &Options::of(request))?;
+                    Ok(Some(record))
                 }
 
                 fn delete(
@@ -341,22 +365,24 @@ macro_rules! api_resource {
                     caller: &::billing_auth::AuthenticatedUser,
                     current: &Record,
                 ) -> ApiResult<bool> {
-                    <super::$name as $crate::machinery::declared::Hooks>::check_change(connection, caller, current)?;
-                    <super::$name as $crate::machinery::declared::Hooks>::check_delete(connection, caller, current)?;
-                    // Children first; if the record changed meanwhile the delete below finds
-                    // nothing and the caller rolls the whole transaction back.
+                    use $crate::machinery::declared::Hooks;
+                    <super::$name as Hooks>::check_change(connection, caller, current)?;
+                    <super::$name as Hooks>::check_delete(connection, caller, current)?;
+                    // Children first (their own children go with them: ON DELETE CASCADE); if
+                    // the record changed meanwhile the delete below finds nothing and the
+                    // caller rolls the whole transaction back.
                     $($(::billing_persistence::$ctable::delete_of(connection, current.id)?;)*)?
                     Ok(storage::delete(connection, current.id, current.version)?)
                 }
             }
         }
-        pub use self::declared::{Input, Record};
+        pub use self::declared::{Input, Options, Record};
     };
 }
 
 /// Serves an owned child table (a declaration a parent's `children` section names) as the
-/// elements of the parent's list: the element record (with its read-only `id`), the element
-/// input, its field list and its checks. Invoke as
+/// elements of the parent's list or object: the element record (with its read-only `id`), the
+/// element input, its field list, its checks and its own children. Invoke as
 /// `billing_domain::contract_owner_sub_brands!(crate::api_child);` in `crate::resources::<table>`.
 #[macro_export]
 macro_rules! api_child {
@@ -368,8 +394,12 @@ macro_rules! api_child {
                 $(#[doc = $doc:literal])*
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
+                $(= $default:expr)?
             ),* $(,)?
         }
+        $(children {
+            $( $(#[doc = $cdoc:literal])* $cfield:ident : $cmult:ident $ctable:ident ),* $(,)?
+        })?
         rules { $($rule:ident($($rule_arg:ident),*)),* $(,)? }
         extra_filters {}
     ) => {
@@ -386,6 +416,7 @@ macro_rules! api_child {
             pub struct Record {
                 pub id: i64,
                 $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
+                $($(pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Record),)*)?
             }
 
             impl From<storage::Row> for Record {
@@ -393,9 +424,12 @@ macro_rules! api_child {
                     Self {
                         id: row.id,
                         $($field: $crate::api_convert!($access, row.$field),)*
+                        $($($cfield: Default::default(),)*)?
                     }
                 }
             }
+
+            $crate::api_children!($($($cfield : $cmult $ctable),*)?);
 
             /// An element of a body. `id` is only ever the stored element's own: the member
             /// checks refuse it in anything a client sent.
@@ -410,50 +444,202 @@ macro_rules! api_child {
                     #[garde(custom($crate::machinery::kinds::$access::<$kind $(<$($param),*>)?>))]
                     pub $field: $crate::api_type!(Input $access $kind $(<$($param),*>)?),
                 )*
+                $($(
+                    #[serde(default)]
+                    #[garde(dive, custom($crate::machinery::members::$cmult))]
+                    pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Input),
+                )*)?
+            }
+
+            /// What a write gives one element: its id when it came from the stored record,
+            /// its columns and its own children.
+            #[derive(Debug)]
+            pub struct Element {
+                pub id: Option<i64>,
+                pub changes: storage::Changes,
+                pub children: Children,
             }
 
             impl Input {
-                /// The element's id (when it came from the stored record) and columns, once
-                /// its rules and references hold; errors name members within the element.
+                /// The element, once its rules and references hold; errors name members
+                /// within the element.
                 #[allow(unused_variables, unused_mut)]
-                pub fn changes(
+                pub fn element(
                     &self,
                     connection: &mut ::billing_persistence::DbConnection,
-                ) -> ApiResult<(Option<i64>, storage::Changes)> {
-                    $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field, (), ());)*
+                ) -> ApiResult<Element> {
+                    $(let $field = $crate::api_value!($access, $kind $(<$($param),*>)?, &self.$field, (), () $(, $default)?);)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
                     $(errors.collect(::billing_domain::rules::$rule($(&$rule_arg),*));)*
                     if !errors.is_empty() {
                         return Err(errors.into());
                     }
                     $($($crate::api_reference!(connection, $access, $field, $rtable, $rnoun);)?)*
-                    Ok((self.id, storage::Changes { $($field,)* }))
+                    let children = self.children(connection)?;
+                    Ok(Element { id: self.id, changes: storage::Changes { $($field,)* }, children })
                 }
             }
 
             /// An element's members, for the parent's field list and the member checks.
             pub const FIELDS: &[Field] = &[
                 $crate::resources::common::ID,
-                $(Field::$access(
+                $($crate::api_field!(
+                    $access,
                     ::billing_domain::json_name!($field),
                     <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
-                    ::billing_domain::kinds::doc_text(concat!($($doc),*)),
+                    ::billing_domain::kinds::doc_text(concat!($($doc),*))
+                    $(, $default)?
                 ),)*
+                $($($crate::api_children_field!(
+                    $cmult,
+                    ::billing_domain::json_name!($cfield),
+                    $crate::machinery::resource::FieldType::Object($crate::resources::$ctable::FIELDS),
+                    ::billing_domain::kinds::doc_text(concat!($($cdoc),*))
+                ),)*)?
             ];
         }
-        pub use self::declared::{FIELDS, Input, Record};
+        pub use self::declared::{Element, FIELDS, Input, Record};
     };
 }
 
-/// The field of an owned list: `list` may be left out (empty) but is never null;
-/// `non_empty_list` is required and holds at least one element.
+/// What a record or an element does with its owned children (`list`, `non_empty_list`, `one`,
+/// `optional_one` of a child table): loads them for a page in one query per child table at
+/// every depth, turns a body's elements into what a write stores, and writes them.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_children {
+    ($($cfield:ident : $cmult:ident $ctable:ident),*) => {
+        impl Record {
+            /// Fills in the owned children of a page of records: one query per child table
+            /// (and per grandchild table), whatever the page size.
+            #[allow(unused_variables, unused_mut)]
+            pub fn with_children(
+                connection: &mut ::billing_persistence::DbConnection,
+                mut records: Vec<Record>,
+            ) -> ApiResult<Vec<Record>> {
+                $({
+                    let ids: Vec<i64> = records.iter().map(|record| record.id).collect();
+                    let rows = ::billing_persistence::$ctable::of_parents(connection, &ids)?;
+                    let parents: Vec<i64> = rows.iter().map(|row| row.parent_id).collect();
+                    let elements = $crate::resources::$ctable::Record::with_children(
+                        connection,
+                        rows.into_iter().map(Into::into).collect(),
+                    )?;
+                    let mut by_parent = ::std::collections::HashMap::<i64, Vec<_>>::new();
+                    for (parent, element) in parents.into_iter().zip(elements) {
+                        by_parent.entry(parent).or_default().push(element);
+                    }
+                    for record in &mut records {
+                        let elements = by_parent.remove(&record.id).unwrap_or_default();
+                        record.$cfield = $crate::api_child_value!($cmult, elements);
+                    }
+                })*
+                Ok(records)
+            }
+        }
+
+        /// The elements a write gives each owned child field.
+        #[derive(Debug, Default)]
+        pub struct Children {
+            $(pub $cfield: Vec<$crate::resources::$ctable::Element>,)*
+        }
+
+        impl Children {
+            /// Makes the stored children of `parent_id` exactly these, at every depth.
+            #[allow(unused_variables)]
+            pub fn write(
+                &self,
+                connection: &mut ::billing_persistence::DbConnection,
+                parent_id: i64,
+            ) -> ApiResult<()> {
+                $(
+                    let elements: Vec<_> = self.$cfield.iter().map(|element| (element.id, &element.changes)).collect();
+                    let ids = ::billing_persistence::$ctable::write(connection, parent_id, &elements)?;
+                    for (element, id) in self.$cfield.iter().zip(ids) {
+                        element.children.write(connection, id)?;
+                    }
+                )*
+                Ok(())
+            }
+        }
+
+        impl Input {
+            /// The owned elements of a body, once each element's rules and references hold;
+            /// errors name the element (`subBrands[1].name`, `siteAddress.town`).
+            #[allow(unused_variables, unused_mut)]
+            fn children(
+                &self,
+                connection: &mut ::billing_persistence::DbConnection,
+            ) -> ApiResult<Children> {
+                let mut children = Children::default();
+                $(
+                    for (index, element) in self.$cfield.iter().enumerate() {
+                        let path = $crate::api_child_path!($cmult, ::billing_domain::json_name!($cfield), index);
+                        children.$cfield.push(element.element(connection).map_err(|e| e.within(&path))?);
+                    }
+                )*
+                Ok(children)
+            }
+        }
+    };
+}
+
+/// The Rust type of an owned child field: a list of elements, or one (possibly absent) element.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_child_type {
+    (list, $element:ty) => { Vec<$element> };
+    (non_empty_list, $element:ty) => { Vec<$element> };
+    (one, $element:ty) => { Option<$element> };
+    (optional_one, $element:ty) => { Option<$element> };
+}
+
+/// A parent's loaded elements as its child field holds them.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_child_value {
+    (list, $elements:expr) => {
+        $elements
+    };
+    (non_empty_list, $elements:expr) => {
+        $elements
+    };
+    (one, $elements:expr) => {
+        $elements.into_iter().next()
+    };
+    (optional_one, $elements:expr) => {
+        $elements.into_iter().next()
+    };
+}
+
+/// The member path of element `index` of a child field: `subBrands[1]`, or `siteAddress`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_child_path {
+    (list, $name:expr, $index:expr) => {
+        format!("{}[{}]", $name, $index)
+    };
+    (non_empty_list, $name:expr, $index:expr) => {
+        format!("{}[{}]", $name, $index)
+    };
+    (one, $name:expr, $index:expr) => {
+        ($name).to_owned()
+    };
+    (optional_one, $name:expr, $index:expr) => {
+        ($name).to_owned()
+    };
+}
+
+/// The field of an owned child: `list` may be left out (empty) but is never null;
+/// `non_empty_list` is required and holds at least one element; `one` is a required object;
+/// `optional_one` an object that may be null or left out.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! api_children_field {
     (list, $name:expr, $element:expr, $doc:expr) => {
         $crate::machinery::resource::Field::optional(
             $name,
-            $crate::machinery::resource::FieldType::Array($element),
+            $crate::machinery::resource::FieldType::Array(&$element),
             $doc,
         )
         .not_null()
@@ -462,11 +648,31 @@ macro_rules! api_children_field {
     (non_empty_list, $name:expr, $element:expr, $doc:expr) => {
         $crate::machinery::resource::Field::required(
             $name,
-            $crate::machinery::resource::FieldType::Array($element),
+            $crate::machinery::resource::FieldType::Array(&$element),
             $doc,
         )
         .non_empty()
         .owned()
+    };
+    (one, $name:expr, $element:expr, $doc:expr) => {
+        $crate::machinery::resource::Field::required($name, $element, $doc).owned()
+    };
+    (optional_one, $name:expr, $element:expr, $doc:expr) => {
+        $crate::machinery::resource::Field::optional($name, $element, $doc).owned()
+    };
+}
+
+/// The entry of a declared field in a field list; a `defaulted` field carries its default.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_field {
+    (defaulted, $name:expr, $field_type:expr, $doc:expr, $default:expr) => {
+        $crate::machinery::resource::Field::optional($name, $field_type, $doc)
+            .not_null()
+            .with_default(stringify!($default))
+    };
+    ($access:ident, $name:expr, $field_type:expr, $doc:expr) => {
+        $crate::machinery::resource::Field::$access($name, $field_type, $doc)
     };
 }
 
@@ -479,6 +685,12 @@ macro_rules! api_type {
     };
     ($shape:ident optional $kind:ident $(<$($param:tt),*>)?) => {
         Option<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::$shape>
+    };
+    (Input defaulted $kind:ident $(<$($param:tt),*>)?) => {
+        $crate::machinery::kinds::Defaulted<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Input>
+    };
+    (Output defaulted $kind:ident $(<$($param:tt),*>)?) => {
+        <$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Output
     };
     (Input $stamp:ident $kind:ident) => {
         ()
@@ -498,7 +710,7 @@ macro_rules! api_convert {
     (optional, $value:expr) => {
         ($value).map(Into::into)
     };
-    ($stamp:ident, $value:expr) => {
+    ($other:ident, $value:expr) => {
         ($value).into()
     };
 }
@@ -515,6 +727,12 @@ macro_rules! api_value {
         ($input)
             .as_ref()
             .map(<$kind as $crate::machinery::kinds::ApiKind>::value)
+    };
+    (defaulted, $kind:ty, $input:expr, $current:expr, $now:expr, $default:expr) => {
+        match &($input).0 {
+            Some(input) => <$kind as $crate::machinery::kinds::ApiKind>::value(input),
+            None => <$kind as $crate::machinery::kinds::ApiKind>::value(&($default).into()),
+        }
     };
     (created, DateTime, $input:expr, $current:expr, $now:expr) => {
         ($current).map_or($now, |stamp| stamp.0)

@@ -17,7 +17,7 @@ use super::request::{
     BodyKind, Caller, IfMatch, check_if_match, deserialize, if_match, path_id, query_pairs,
     read_json, reject_query, validate,
 };
-use super::resource::{Access, Resource, not_found};
+use super::resource::{Access, Resource, WriteRequest, not_found};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -93,8 +93,9 @@ fn replace_recorded<R: Resource>(
     before: &Value,
     input: R::Input,
     conditional: bool,
+    request: &WriteRequest,
 ) -> Result<R::Record, ApiError> {
-    let record = R::replace(connection, &writer.caller, current, input)?
+    let record = R::replace(connection, &writer.caller, current, input, request)?
         .ok_or_else(|| lost_race(conditional))?;
     let after = to_json(&record)?;
     audit::record(
@@ -337,11 +338,37 @@ pub async fn create<R: Resource>(
 }
 
 /// What every write on one record starts with: the permission, who writes, no query
-/// parameters, the path id and `If-Match`.
+/// parameters, the path id, `If-Match` and the resource's declared headers.
 struct ItemWrite {
     writer: audit::Writer,
     id: i64,
     condition: IfMatch,
+    request: WriteRequest,
+}
+
+/// The resource's declared headers the request sent: `true` or `false`, anything else is a
+/// 400 naming the header.
+fn declared_headers<R: Resource>(
+    request: &HttpRequest,
+) -> Result<Vec<(&'static str, bool)>, ApiError> {
+    let mut flags = Vec::new();
+    for header in R::HEADERS {
+        let Some(value) = request.headers().get(header.name) else {
+            continue;
+        };
+        let value = match value.to_str() {
+            Ok("true") => true,
+            Ok("false") => false,
+            _ => {
+                return Err(ApiError::field(
+                    header.name,
+                    "the header must be true or false",
+                ));
+            }
+        };
+        flags.push((header.name, value));
+    }
+    Ok(flags)
 }
 
 impl ItemWrite {
@@ -355,6 +382,10 @@ impl ItemWrite {
             writer: audit::Writer::new(caller.clone()),
             id: path_id(request)?,
             condition: if_match(request)?,
+            request: WriteRequest {
+                flags: declared_headers::<R>(request)?,
+                patched_paths: None,
+            },
         })
     }
 }
@@ -369,6 +400,7 @@ pub async fn replace<R: Resource>(
         writer,
         id,
         condition,
+        request: write_request,
     } = ItemWrite::of::<R>(&request, &caller)?;
     let (body, _) = read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
     let input = parse_input::<R>(body, "", Origin::Client)?;
@@ -385,6 +417,7 @@ pub async fn replace<R: Resource>(
                 &before,
                 input,
                 condition.is_some(),
+                &write_request,
             )
         })
     })
@@ -403,6 +436,7 @@ pub async fn patch<R: Resource>(
         writer,
         id,
         condition,
+        request: mut write_request,
     } = ItemWrite::of::<R>(&request, &caller)?;
     let (body, _) = read_json(
         &request,
@@ -412,6 +446,7 @@ pub async fn patch<R: Resource>(
     )
     .await?;
     let operations = patch::parse_patch(body, R::FIELDS)?;
+    write_request.patched_paths = Some(patch::changed_paths(&operations, R::FIELDS));
     let prepared = R::prepare(&state, patch::write_only_values(&operations, R::FIELDS)).await?;
     let database = state.database.clone();
     let record = web::block(move || {
@@ -431,6 +466,7 @@ pub async fn patch<R: Resource>(
                 &before,
                 input,
                 condition.is_some(),
+                &write_request,
             )
         })
     })
@@ -448,6 +484,7 @@ pub async fn delete<R: Resource>(
         writer,
         id,
         condition,
+        ..
     } = ItemWrite::of::<R>(&request, &caller)?;
     let database = state.database.clone();
     web::block(move || {
@@ -526,6 +563,7 @@ pub async fn bulk_update<R: Resource>(
                     &before,
                     input,
                     false,
+                    &WriteRequest::default(),
                 )
                 .map_err(|e| e.within(&element))?;
                 records.push(record);

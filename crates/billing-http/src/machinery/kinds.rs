@@ -64,6 +64,29 @@ pub fn optional<K: ApiKind>(input: &Option<K::Input>, _: &()) -> garde::Result {
     }
 }
 
+/// garde's check of a defaulted field: the kind's rule when a value is there (the default
+/// applies otherwise).
+pub fn defaulted<K: ApiKind>(input: &Defaulted<K::Input>, _: &()) -> garde::Result {
+    optional::<K>(&input.0, &())
+}
+
+/// A defaulted member of a body: `None` when left out (the declared default applies); `null`
+/// is refused like any value of the wrong type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Defaulted<T>(pub Option<T>);
+
+impl<T> Default for Defaulted<T> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Defaulted<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(|value| Defaulted(Some(value)))
+    }
+}
+
 macro_rules! text_kind {
     ($kind:ty, $field_type:expr $(, [$($generics:tt)*])?) => {
         impl$(<$($generics)*>)? ApiKind for $kind {

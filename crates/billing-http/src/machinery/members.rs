@@ -31,6 +31,19 @@ pub fn non_empty_list<T>(elements: &Vec<T>, _: &()) -> garde::Result {
     Ok(())
 }
 
+/// garde's check of an owned `one`: the object must be there (`null` is refused).
+pub fn one<T>(element: &Option<T>, _: &()) -> garde::Result {
+    if element.is_none() {
+        return Err(garde::Error::new("is required and cannot be null"));
+    }
+    Ok(())
+}
+
+/// garde's check of an owned `optional_one`: the object may be null or left out.
+pub fn optional_one<T>(_: &Option<T>, _: &()) -> garde::Result {
+    Ok(())
+}
+
 /// `path` then `member`: `subBrands[1]` and `id` make `subBrands[1].id`.
 fn join(path: &str, member: &str) -> String {
     if path.is_empty() {

@@ -122,6 +122,33 @@ pub fn write_only_values(patch: &Patch, fields: &[Field]) -> Vec<String> {
         .collect()
 }
 
+/// The member paths the operations change (`endDate`, `siteContacts[1].contactName`): each
+/// operation's path but a `test`'s, and a `move`'s source. A pointer outside the declared
+/// fields is given as written, without its leading `/`.
+pub fn changed_paths(patch: &Patch, fields: &[Field]) -> Vec<String> {
+    let member = |pointer: &str| {
+        members::resolve(fields, &segments(pointer)).map_or_else(
+            || pointer.trim_start_matches('/').to_owned(),
+            |target| target.path,
+        )
+    };
+    let mut paths = Vec::new();
+    for operation in &patch.0 {
+        match operation {
+            PatchOperation::Test(_) => {}
+            PatchOperation::Move(op) => {
+                paths.push(member(op.from.as_str()));
+                paths.push(member(op.path.as_str()));
+            }
+            PatchOperation::Add(op) => paths.push(member(op.path.as_str())),
+            PatchOperation::Remove(op) => paths.push(member(op.path.as_str())),
+            PatchOperation::Replace(op) => paths.push(member(op.path.as_str())),
+            PatchOperation::Copy(op) => paths.push(member(op.path.as_str())),
+        }
+    }
+    paths
+}
+
 /// The reference tokens of a JSON Pointer, unescaped (`/a~1b/0` → `a/b`, `0`).
 fn segments(pointer: &str) -> Vec<String> {
     pointer

@@ -82,6 +82,8 @@ pub struct Field {
     /// An owned object or array of objects (a child table): its members are checked like the
     /// record's own at every depth, and its elements' ids are theirs, read-only.
     pub owned: bool,
+    /// The value a body that leaves the field out gets, as JSON text (`false`, `"EMAIL"`).
+    pub default: Option<&'static str>,
     pub description: &'static str,
 }
 
@@ -102,6 +104,7 @@ impl Field {
             nullable,
             non_empty: false,
             owned: false,
+            default: None,
             description,
         }
     }
@@ -201,6 +204,12 @@ impl Field {
         self
     }
 
+    /// The value the server stores when a body leaves the field out (JSON text).
+    pub const fn with_default(mut self, json: &'static str) -> Self {
+        self.default = Some(json);
+        self
+    }
+
     /// May be left out of a body (a default applies) but is never `null`.
     pub const fn not_null(mut self) -> Self {
         self.nullable = false;
@@ -223,6 +232,39 @@ impl FilterParam {
             kind,
             description,
         }
+    }
+}
+
+/// A request header a resource declares for its writes (`cascade_end_date`): `true` or
+/// `false`, anything else is 400 naming the header.
+#[derive(Debug, Clone, Copy)]
+pub struct HeaderParam {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+impl HeaderParam {
+    pub const fn boolean(name: &'static str, description: &'static str) -> Self {
+        Self { name, description }
+    }
+}
+
+/// What a replace or patch request carries besides its body: the values of the resource's
+/// declared headers that were sent, and for a patch the member paths its operations change
+/// (`siteContacts[1].contactName`, `endDate`).
+#[derive(Debug, Clone, Default)]
+pub struct WriteRequest {
+    pub flags: Vec<(&'static str, bool)>,
+    pub patched_paths: Option<Vec<String>>,
+}
+
+impl WriteRequest {
+    /// The value of declared header `name`, when the request sent it.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        self.flags
+            .iter()
+            .find(|(flag, _)| *flag == name)
+            .map(|(_, value)| *value)
     }
 }
 
@@ -318,6 +360,8 @@ pub trait Resource: Sized + 'static {
     const SORT_KEYS: &'static [&'static str];
     /// The status of a successful create.
     const CREATED_STATUS: u16 = 201;
+    /// The request headers its replace and patch read.
+    const HEADERS: &'static [HeaderParam] = &[];
 
     /// The JSON form returned to clients.
     type Record: Serialize + Versioned + Send + 'static;
@@ -386,8 +430,9 @@ pub trait Resource: Sized + 'static {
         caller: &AuthenticatedUser,
         current: &Self::Record,
         input: Self::Input,
+        request: &WriteRequest,
     ) -> ApiResult<Option<Self::Record>> {
-        let _ = (connection, caller, current, input);
+        let _ = (connection, caller, current, input, request);
         Err(ApiError::method_not_allowed("GET, HEAD"))
     }
 

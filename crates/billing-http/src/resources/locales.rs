@@ -144,6 +144,7 @@ impl Resource for Locales {
         caller: &AuthenticatedUser,
         current: &Locale,
         input: LocaleInput,
+        _: &crate::machinery::resource::WriteRequest,
     ) -> ApiResult<Option<Locale>> {
         let draft = Self::draft(connection, &input)?;
         match locales::update(

@@ -148,6 +148,7 @@ impl Resource for ReferenceDataSources {
         caller: &AuthenticatedUser,
         current: &ReferenceDataSource,
         input: ReferenceDataSourceInput,
+        _: &crate::machinery::resource::WriteRequest,
     ) -> ApiResult<Option<ReferenceDataSource>> {
         let draft = draft(connection, &input)?;
         match reference_data_sources::update(

@@ -365,6 +365,7 @@ impl Resource for Users {
         _: &AuthenticatedUser,
         current: &User,
         input: UserInput,
+        _: &crate::machinery::resource::WriteRequest,
     ) -> ApiResult<Option<User>> {
         let user = input.check(false)?;
         check_contract_owners(
