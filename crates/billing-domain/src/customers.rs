@@ -9,8 +9,18 @@ pub enum InvoiceTemplateType {
     ElectronicSummary,
 }
 
+impl InvoiceTemplateType {
+    pub const INVOICE: &'static str = "INVOICE";
+    pub const INVOICE_SUMMARY: &'static str = "INVOICE_SUMMARY";
+    pub const ELECTRONIC_SUMMARY: &'static str = "ELECTRONIC_SUMMARY";
+}
+
 impl crate::kinds::CodeSet for InvoiceTemplateType {
-    const CODES: &'static [&'static str] = &["INVOICE", "INVOICE_SUMMARY", "ELECTRONIC_SUMMARY"];
+    const CODES: &'static [&'static str] = &[
+        Self::INVOICE,
+        Self::INVOICE_SUMMARY,
+        Self::ELECTRONIC_SUMMARY,
+    ];
 }
 
 /// The payment providers whose mandates the platform knows (decisions §4).

@@ -13,7 +13,8 @@ use crate::text::{AsciiLetters, check_text};
 pub use crate::customers::{InvoiceTemplateType, MandateProvider};
 pub use crate::reference_data::ChargingUnitType;
 pub use crate::sites::codes::{
-    ContactRole, Email, Integer, PaymentMethod, Postcode, ReceiveBy, RepaymentAmount, Telephone,
+    AccountNumber, ContactRole, Email, IdList, Integer, PaymentMethod, Postcode, ReceiveBy,
+    RepaymentAmount, SortCode, Telephone, TemplateComponents,
 };
 
 /// A kind of field: the value it holds and the rule that value obeys.

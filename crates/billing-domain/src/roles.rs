@@ -132,6 +132,11 @@ impl ContractOwnerScope {
         }
     }
 
+    /// Whether every contract owner is allowed (no restriction).
+    pub fn is_all(&self) -> bool {
+        matches!(self, Self::All)
+    }
+
     pub fn allows(&self, contract_owner_id: i64) -> bool {
         match self {
             ContractOwnerScope::All => true,

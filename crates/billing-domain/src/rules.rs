@@ -34,6 +34,23 @@ pub fn currency_rate(
     errors.into_result(|| ())
 }
 
+/// A site's repayment plan: amount and remaining periods both or neither (decisions §4).
+pub fn repayment_plan(
+    repayment_plan_amount: &Option<i64>,
+    repayment_plan_remaining_periods: &Option<i64>,
+) -> Result<(), ValidationErrors> {
+    crate::sites::check_repayment_plan(repayment_plan_amount, repayment_plan_remaining_periods)
+}
+
+/// Invoice details name paymentTermsInDays or preferredPaymentDay, at least one (2.7 rule 1);
+/// the error names a member of the details (the caller adds their path).
+pub fn payment_terms(
+    payment_terms_in_days: &Option<i64>,
+    preferred_payment_day: &Option<i64>,
+) -> Result<(), ValidationErrors> {
+    crate::sites::check_payment_terms("", *payment_terms_in_days, *preferred_payment_day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,6 +100,11 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
         FieldType::DateTime => json!({ "type": "string", "format": "date-time" }),
         FieldType::Boolean => json!({ "type": "boolean" }),
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
+        FieldType::Email { max } => {
+            json!({ "type": "string", "format": "email", "maxLength": max })
+        }
+        FieldType::ObjectList(fields) => json!({ "type": "array",
+            "items": object_schema(fields, access != Some(Access::ReadOnly)) }),
         FieldType::Object(fields) if access == Some(Access::ReadWrite) => reference_schema(fields),
         FieldType::Object(fields) => object_schema(fields, false),
         FieldType::Array(items) => json!({ "type": "array", "items": type_schema(items, access) }),
@@ -175,6 +180,10 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
             && let Some(kind) = schema.get("type").cloned()
         {
             schema["type"] = json!([kind, "null"]);
+            // An enumeration lists every value the member takes, null included.
+            if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+                values.push(Value::Null);
+            }
         }
         schema["description"] = json!(field.description);
         if field.non_empty {

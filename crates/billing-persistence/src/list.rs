@@ -138,6 +138,125 @@ macro_rules! filter_column {
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     };
+    // A text member of an owned child: the record's id is among the owners of the child rows
+    // whose column matches (`mandateStatus` of a site's invoice details). Each arm builds its
+    // own subquery (a boxed subquery cannot run on the multi-backend connection).
+    (child_text, $query:ident, ($column:expr, $child:ident . $owner:ident . $member:ident), $filter:expr, $name:expr) => {{
+        use billing_domain::query::TextFilter;
+        use $crate::schema::$child as child;
+        match $crate::list::text_filter($filter) {
+            Some(TextFilter::Equals(value)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(child::$member.eq(value.clone()))
+                        .select(child::$owner),
+                ),
+            ),
+            Some(TextFilter::AnyOf(values)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(child::$member.eq_any(values.clone()))
+                        .select(child::$owner),
+                ),
+            ),
+            Some(TextFilter::Contains(value)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(
+                            $crate::list::lower_nullable(child::$member)
+                                .like($crate::list::contains_pattern(value))
+                                .escape('\\'),
+                        )
+                        .select(child::$owner),
+                ),
+            ),
+            None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+    // An id member of an owned child (`invoiceTemplateId` of a site's invoice details).
+    (child_id, $query:ident, ($column:expr, $child:ident . $owner:ident . $member:ident), $filter:expr, $name:expr) => {
+        match $filter {
+            billing_domain::query::Filter::Id(id) => $query.filter(
+                $column.eq_any(
+                    $crate::schema::$child::table
+                        .filter($crate::schema::$child::$member.eq(*id))
+                        .select($crate::schema::$child::$owner),
+                ),
+            ),
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    };
+    // A date filter on the day of a child's optional date-time (`mandateCreatedDate`), in UTC.
+    (child_day, $query:ident, ($column:expr, $child:ident . $owner:ident . $member:ident), $filter:expr, $name:expr) => {{
+        use billing_domain::query::{DateFilter, Filter};
+        use $crate::schema::$child as child;
+        let start = |day: &chrono::NaiveDate| day.and_time(chrono::NaiveTime::MIN);
+        let next = |day: &chrono::NaiveDate| {
+            start(
+                &day.checked_add_days(chrono::Days::new(1))
+                    .unwrap_or(chrono::NaiveDate::MAX),
+            )
+        };
+        match $filter {
+            Filter::Date(DateFilter::On(day)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(
+                            child::$member
+                                .ge(start(day))
+                                .and(child::$member.lt(next(day))),
+                        )
+                        .select(child::$owner),
+                ),
+            ),
+            Filter::Date(DateFilter::Before(day)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(child::$member.lt(start(day)))
+                        .select(child::$owner),
+                ),
+            ),
+            Filter::Date(DateFilter::After(day)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(child::$member.ge(next(day)))
+                        .select(child::$owner),
+                ),
+            ),
+            Filter::Date(DateFilter::AfterOrOpen(day)) => $query.filter(
+                $column.eq_any(
+                    child::table
+                        .filter(child::$member.ge(next(day)).or(child::$member.is_null()))
+                        .select(child::$owner),
+                ),
+            ),
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+    // An id member of the record a column names (`billingCycleId` of a site's customer).
+    (parent_id, $query:ident, ($column:expr, $parent:ident . $member:ident), $filter:expr, $name:expr) => {
+        match $filter {
+            billing_domain::query::Filter::Id(id) => $query.filter(
+                $column.eq_any(
+                    $crate::schema::$parent::table
+                        .filter($crate::schema::$parent::$member.eq(*id))
+                        .select($crate::schema::$parent::id),
+                ),
+            ),
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    };
+    // `true`: rows whose end date (the column) is today (UTC) or later, or none; `false`: all.
+    (active_today, $query:ident, ($column:expr), $filter:expr, $name:expr) => {
+        match $filter {
+            billing_domain::query::Filter::Boolean(true) => {
+                let today = chrono::Utc::now().date_naive();
+                $query.filter($column.ge(today).or($column.is_null()))
+            }
+            billing_domain::query::Filter::Boolean(false) => $query,
+            _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    };
     (date, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
         use billing_domain::query::{DateFilter, Filter};
         match $filter {

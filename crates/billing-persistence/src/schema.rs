@@ -325,3 +325,134 @@ diesel::allow_tables_to_appear_in_same_query!(
 diesel::allow_tables_to_appear_in_same_query!(dialstrings, reference_data_sources);
 diesel::allow_tables_to_appear_in_same_query!(call_classes, reference_data_sources);
 diesel::allow_tables_to_appear_in_same_query!(ignored_call_classes, reference_data_sources);
+
+diesel::table! {
+    sites (id) {
+        id -> BigInt,
+        customer_id -> BigInt,
+        site_name -> Text,
+        site_reference -> Text,
+        matchmaker_matching_tag -> Nullable<Text>,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        created_date -> Timestamp,
+        updated_date -> Timestamp,
+        site_id_receiving_invoice -> Nullable<BigInt>,
+        repayment_plan_amount -> Nullable<BigInt>,
+        repayment_plan_remaining_periods -> Nullable<BigInt>,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    site_addresses (id) {
+        id -> BigInt,
+        site_id -> BigInt,
+        ordinal -> BigInt,
+        business_name -> Nullable<Text>,
+        address1 -> Text,
+        address2 -> Nullable<Text>,
+        address3 -> Nullable<Text>,
+        town -> Text,
+        county -> Nullable<Text>,
+        postcode -> Text,
+        country -> Text,
+    }
+}
+
+diesel::table! {
+    site_contacts (id) {
+        id -> BigInt,
+        site_id -> BigInt,
+        ordinal -> BigInt,
+        contact_name -> Text,
+        contact_telephone_number -> Nullable<Text>,
+        contact_alternative_telephone_number -> Nullable<Text>,
+        contact_email_address -> Nullable<Text>,
+        contact_role -> Text,
+        receive_invoice_by -> Nullable<Text>,
+        receive_invoice_summary_by -> Nullable<Text>,
+        receive_electronic_summary_reports -> Nullable<Bool>,
+        email_suspended -> Bool,
+        contact_name_to_appear_on_invoice -> Bool,
+        receive_email_fraud_alert -> Bool,
+        receive_sms_fraud_alert -> Bool,
+    }
+}
+
+diesel::table! {
+    site_invoice_details (id) {
+        id -> BigInt,
+        site_id -> BigInt,
+        ordinal -> BigInt,
+        invoice_summary_template_id -> Nullable<BigInt>,
+        invoice_template_id -> BigInt,
+        electronic_summary_template_ids -> Text,
+        invoice_summary_template_components -> Text,
+        account_package_reference -> Nullable<Text>,
+        payment_terms_in_days -> Nullable<BigInt>,
+        preferred_payment_day -> Nullable<BigInt>,
+        payment_method -> Text,
+        mandate_reference -> Nullable<Text>,
+        mandate_status -> Nullable<Text>,
+        mandate_created_date -> Nullable<Timestamp>,
+        mandate_updated_date -> Nullable<Timestamp>,
+        third_party_customer_reference -> Nullable<Text>,
+        direct_debit_reference -> Nullable<Text>,
+        account_name -> Nullable<Text>,
+        account_number -> Nullable<Text>,
+        sort_code -> Nullable<Text>,
+        purchase_order_number -> Nullable<Text>,
+        invoice_notes -> Nullable<Text>,
+        tax_exempt -> Nullable<Bool>,
+        tax_registration_number -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    site_invoice_addresses (id) {
+        id -> BigInt,
+        site_invoice_details_id -> BigInt,
+        ordinal -> BigInt,
+        business_name -> Nullable<Text>,
+        address1 -> Text,
+        address2 -> Nullable<Text>,
+        address3 -> Nullable<Text>,
+        town -> Text,
+        county -> Nullable<Text>,
+        postcode -> Text,
+        country -> Text,
+    }
+}
+
+diesel::table! {
+    site_assigned_custom_fields (id) {
+        id -> BigInt,
+        site_id -> BigInt,
+        ordinal -> BigInt,
+        custom_field_definition_id -> BigInt,
+        label -> Nullable<Text>,
+        value -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    inventory_items (id) {
+        id -> BigInt,
+        site_id -> BigInt,
+        product_code -> Text,
+        description -> Nullable<Text>,
+        quantity -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        version -> BigInt,
+    }
+}
+
+diesel::joinable!(sites -> customers (customer_id));
+diesel::joinable!(site_invoice_details -> sites (site_id));
+diesel::allow_tables_to_appear_in_same_query!(sites, site_invoice_details);
+diesel::allow_tables_to_appear_in_same_query!(sites, inventory_items);
+diesel::allow_tables_to_appear_in_same_query!(sites, customers);
+diesel::allow_tables_to_appear_in_same_query!(sites, site_assigned_custom_fields);
+diesel::allow_tables_to_appear_in_same_query!(inventory_items, customers);

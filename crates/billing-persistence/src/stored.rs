@@ -21,7 +21,7 @@ macro_rules! stored_resource {
             ),* $(,)?
         }
         $(children { $($children:tt)* })?
-        $(scope { $scope:ident })?
+        $(scope { $scope:ident $(in $stable:ident . $sowner:ident)* })?
         $(headers { $($headers:tt)* })?
         rules { $($rules:tt)* }
         extra_filters { $($declared_extra:tt)* }
@@ -137,7 +137,7 @@ macro_rules! stored_resource {
                     { $($field : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
                 );
-                let total: i64 = $crate::scope_filter!(counted, scope, $($table::$scope)?)
+                let total: i64 = $crate::scope_filter!(counted, scope, $($table::$scope $(, $stable . $sowner)*)?)
                     .get_result(connection)?;
                 if total == 0 || query.page.is_some_and(|page| page.offset() >= total) {
                     return Ok((Vec::new(), total));
@@ -147,7 +147,7 @@ macro_rules! stored_resource {
                     { $($field : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
                 );
-                let mut sorted = $crate::scope_filter!(filtered, scope, $($table::$scope)?);
+                let mut sorted = $crate::scope_filter!(filtered, scope, $($table::$scope $(, $stable . $sowner)*)?);
                 for key in &query.sort {
                     let name = key.field;
                     if name == "id" {
@@ -319,13 +319,33 @@ macro_rules! scope_filter {
     ($query:expr, $scope:expr, ) => {
         $query
     };
-    ($query:expr, $scope:expr, $column:expr) => {
+    ($query:expr, $scope:expr, $column:expr $(, $stable:ident . $sowner:ident)*) => {
         match $scope {
             ::billing_domain::roles::ContractOwnerScope::All => $query,
             ::billing_domain::roles::ContractOwnerScope::Only(ids) => {
-                $query.filter($column.eq_any(ids.clone()))
+                $query.filter($crate::scope_condition!(ids, $column $(, $stable . $sowner)*))
             }
         }
+    };
+}
+
+/// The condition that `$column` belongs to one of `ids` (contract owners): directly, or through
+/// the records it names (`site_id in sites.customer_id in customers.contract_owner_id`: the
+/// site's customer's contract owner), as nested subqueries.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! scope_condition {
+    ($ids:ident, $column:expr) => {
+        $column.eq_any($ids.clone())
+    };
+    ($ids:ident, $column:expr, $stable:ident . $sowner:ident $(, $rest_table:ident . $rest_column:ident)*) => {
+        $column.eq_any(
+            $crate::schema::$stable::table
+                .filter($crate::scope_condition!(
+                    $ids, $crate::schema::$stable::$sowner $(, $rest_table . $rest_column)*
+                ))
+                .select($crate::schema::$stable::id),
+        )
     };
 }
 
@@ -337,6 +357,9 @@ macro_rules! stored_type {
         <$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value
     };
     (optional $kind:ident $(<$($param:tt),*>)?) => {
+        Option<<$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value>
+    };
+    (derived $kind:ident $(<$($param:tt),*>)?) => {
         Option<<$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value>
     };
     (defaulted $kind:ident $(<$($param:tt),*>)?) => {
@@ -391,6 +414,15 @@ macro_rules! declared_filters {
 #[doc(hidden)]
 macro_rules! kind_filter {
     (defaulted $kind:ident, $($rest:tt)*) => { $crate::kind_filter!(required $kind, $($rest)*) };
+    (derived $kind:ident, $($rest:tt)*) => { $crate::kind_filter!(optional $kind, $($rest)*) };
+    ($access:ident Postcode, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident Telephone, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident Email, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident AccountNumber, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident SortCode, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident IdList, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident TemplateComponents, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident Integer, $($rest:tt)*) => { $crate::filter_column!(decimal, $($rest)*) };
     (required Text, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (required Letters, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
     (required Symbol, $($rest:tt)*) => { $crate::filter_column!(text, $($rest)*) };
@@ -416,6 +448,9 @@ macro_rules! access_sort {
         $crate::sort_column!(plain, $query, $column, $descending)
     };
     (optional, $query:ident, $column:expr, $descending:expr) => {
+        $crate::sort_column!(nullable, $query, $column, $descending)
+    };
+    (derived, $query:ident, $column:expr, $descending:expr) => {
         $crate::sort_column!(nullable, $query, $column, $descending)
     };
     ($stamp:ident, $query:ident, $column:expr, $descending:expr) => {

@@ -13,15 +13,23 @@
 //! /// Description of the resource.
 //! table_name {
 //!     /// Description of the field.
-//!     field_name: required|optional Kind<params> [references(table, "noun")],
+//!     field_name: access Kind<params> [references(table, "noun")] [[create_only]] [= default],
 //! }
 //! children {                                    // optional: owned child records
-//!     /// Description of the list.
-//!     field_name: list|non_empty_list child_table,  // declared like a table, without children
-//! }
+//!     /// Description of the member.
+//!     field_name: list|non_empty_list|one|optional_one child_table,  // declared like a table,
+//! }                                             // and may have children of its own
+//! scope { column [in table.column]* }           // optional: contract-owner scope, directly or
+//!                                               // through the records the column names
+//! headers { /// doc  header_name: Bool }        // optional: request headers of replace/patch
 //! rules { rule_function(field, field) }          // billing_domain::rules
 //! extra_filters { /// doc  filter_name: Kind }   // filters that are not fields
 //! ```
+//!
+//! Accesses: `required`, `optional` (null when unset), `defaulted` (left out of a body → the
+//! declared `= default`; never null), `derived` (read-only, filled in by the server from other
+//! records; null when there is nothing to show), `created` and `updated` (server stamps).
 
 mod customers;
 mod reference_data;
+mod sites;

@@ -143,6 +143,178 @@ impl<const MIN: i64, const MAX: i64> Kind for Integer<MIN, MAX> {
     }
 }
 
+/// A bank account number: 1 to 34 ASCII letters and digits (the longest IBAN).
+pub struct AccountNumber;
+
+impl Kind for AccountNumber {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(check_length("", value, 1, 34))?;
+        if value.chars().all(|c| c.is_ascii_alphanumeric()) {
+            Ok(())
+        } else {
+            Err("may contain only letters a-z, A-Z and digits".into())
+        }
+    }
+}
+
+/// A bank sort code: 1 to 20 digits, spaces and hyphens (`12-34-56`).
+pub struct SortCode;
+
+impl Kind for SortCode {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        message(check_length("", value, 1, 20))?;
+        if value
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ' ' || c == '-')
+        {
+            Ok(())
+        } else {
+            Err("may contain only digits, spaces and hyphens".into())
+        }
+    }
+}
+
+/// The most entries a list kind ([`IdList`], [`TemplateComponents`]) holds.
+pub const MAX_LIST_ENTRIES: usize = 100;
+
+/// A list of record ids, no id twice, at most [`MAX_LIST_ENTRIES`]; held as the ids joined by
+/// commas (`"3,5"`, `""` for none).
+pub struct IdList;
+
+impl IdList {
+    /// The ids of a held value, in order (an entry that is not an integer is skipped: values
+    /// are made by [`IdList::join`]).
+    pub fn split(value: &str) -> Vec<i64> {
+        value.split(',').filter_map(|id| id.parse().ok()).collect()
+    }
+
+    pub fn join(ids: &[i64]) -> String {
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+    }
+}
+
+fn check_entries<T: PartialEq>(entries: &[T], key: impl Fn(&T) -> i64) -> Result<(), String> {
+    if entries.len() > MAX_LIST_ENTRIES {
+        return Err(format!(
+            "must hold at most {MAX_LIST_ENTRIES} entries (got {})",
+            entries.len()
+        ));
+    }
+    for (index, entry) in entries.iter().enumerate() {
+        let id = key(entry);
+        if id < 1 {
+            return Err(format!("[{index}] must be an id (an integer >= 1)"));
+        }
+        if entries[..index].iter().any(|earlier| key(earlier) == id) {
+            return Err(format!("[{index}] repeats id {id}"));
+        }
+    }
+    Ok(())
+}
+
+impl Kind for IdList {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        check_entries(&Self::split(value), |id| *id)
+    }
+}
+
+/// One component of an invoice summary template and its position (2.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TemplateComponent {
+    pub id: i64,
+    pub position_in_template: i64,
+}
+
+/// The components of a site's invoice summary template: ids (no id twice) with positions
+/// 1..=1000, at most [`MAX_LIST_ENTRIES`]; held as `id:position` pairs joined by commas.
+pub struct TemplateComponents;
+
+impl TemplateComponents {
+    pub fn split(value: &str) -> Vec<TemplateComponent> {
+        value
+            .split(',')
+            .filter_map(|pair| {
+                let (id, position) = pair.split_once(':')?;
+                Some(TemplateComponent {
+                    id: id.parse().ok()?,
+                    position_in_template: position.parse().ok()?,
+                })
+            })
+            .collect()
+    }
+
+    pub fn join(components: &[TemplateComponent]) -> String {
+        components
+            .iter()
+            .map(|c| format!("{}:{}", c.id, c.position_in_template))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Kind for TemplateComponents {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        let components = Self::split(value);
+        check_entries(&components, |component| component.id)?;
+        match components
+            .iter()
+            .position(|component| !(1..=1000).contains(&component.position_in_template))
+        {
+            Some(index) => Err(format!(
+                "[{index}].positionInTemplate must be between 1 and 1000"
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod list_tests {
+    use super::*;
+
+    #[test]
+    fn lists_of_ids_hold_distinct_ids() {
+        assert_eq!(IdList::split(&IdList::join(&[3, 5])), vec![3, 5]);
+        assert_eq!(IdList::split(""), Vec::<i64>::new());
+        assert!(IdList::check(&"3,5".into()).is_ok());
+        insta::assert_snapshot!(IdList::check(&"3,3".into()).unwrap_err(), @"[1] repeats id 3");
+        insta::assert_snapshot!(IdList::check(&"0".into()).unwrap_err(), @"[0] must be an id (an integer >= 1)");
+        let many = IdList::join(&(1..=101).collect::<Vec<_>>());
+        insta::assert_snapshot!(IdList::check(&many).unwrap_err(), @"must hold at most 100 entries (got 101)");
+    }
+
+    #[test]
+    fn template_components_have_positions() {
+        let components = [
+            TemplateComponent {
+                id: 4,
+                position_in_template: 1,
+            },
+            TemplateComponent {
+                id: 9,
+                position_in_template: 2,
+            },
+        ];
+        let joined = TemplateComponents::join(&components);
+        assert_eq!(joined, "4:1,9:2");
+        assert_eq!(TemplateComponents::split(&joined), components);
+        insta::assert_snapshot!(TemplateComponents::check(&"4:0".into()).unwrap_err(), @"[0].positionInTemplate must be between 1 and 1000");
+        insta::assert_snapshot!(TemplateComponents::check(&"4:1,4:2".into()).unwrap_err(), @"[1] repeats id 4");
+        assert!(AccountNumber::check(&"GB82WEST12345698765432".into()).is_ok());
+        assert!(AccountNumber::check(&"12 34".into()).is_err());
+        assert!(SortCode::check(&"12-34-56".into()).is_ok());
+        assert!(SortCode::check(&"12/34".into()).is_err());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,15 @@ pub struct ReceivingSiteFacts {
     pub end_date: Option<NaiveDate>,
 }
 
+/// `path.name`, or `name` alone when `path` is empty.
+fn member(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
 /// Exactly one of `siteInvoiceDetails` and `siteIdReceivingInvoice` (decisions §4).
 pub fn check_invoice_routing(
     has_invoice_details: bool,
@@ -92,7 +101,7 @@ pub fn check_payment_terms(
 ) -> Result<(), ValidationErrors> {
     if payment_terms_in_days.is_none() && preferred_payment_day.is_none() {
         return Err(ValidationErrors::single(
-            format!("{path}.paymentTermsInDays"),
+            member(path, "paymentTermsInDays"),
             "paymentTermsInDays or preferredPaymentDay is required",
         ));
     }
@@ -114,7 +123,7 @@ pub fn check_mandate(
         return Ok(());
     }
     let mut errors = ValidationErrors::default();
-    let reference_field = format!("{path}.mandateReference");
+    let reference_field = member(path, "mandateReference");
     match (mandate_reference, mandate) {
         (None, _) => errors.push(
             reference_field,
@@ -144,7 +153,7 @@ pub fn check_mandate(
         && third_party_customer_reference.is_none_or(|reference| reference.trim().is_empty())
     {
         errors.push(
-            format!("{path}.thirdPartyCustomerReference"),
+            member(path, "thirdPartyCustomerReference"),
             "is required with a PROVIDER_C mandate",
         );
     }

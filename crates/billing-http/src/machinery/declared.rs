@@ -118,12 +118,12 @@ macro_rules! api_resource {
         $(children {
             $( $(#[doc = $cdoc:literal])* $cfield:ident : $cmult:ident $ctable:ident ),* $(,)?
         })?
-        $(scope { $scope:ident })?
+        $(scope { $scope:ident $(in $stable:ident . $sowner:ident)* })?
         $(headers {
             $( $(#[doc = $hdoc:literal])* $header:ident : Bool ),* $(,)?
         })?
         rules { $($rule:ident($($rule_arg:ident),*)),* $(,)? }
-        extra_filters { $( $(#[doc = $xdoc:literal])* $xname:ident : $xkind:ident ),* $(,)? }
+        extra_filters { $( $(#[doc = $xdoc:literal])* $xname:ident : $xkind:ident $(<$($xparam:tt),*>)? ),* $(,)? }
     ) => {
         mod declared {
             #[allow(unused_imports)]
@@ -224,6 +224,7 @@ macro_rules! api_resource {
             pub struct Options {
                 $($(pub $header: Option<bool>,)*)?
                 pub patched_paths: Option<Vec<String>>,
+                pub request_id: String,
             }
 
             impl Options {
@@ -231,6 +232,7 @@ macro_rules! api_resource {
                     Self {
                         $($($header: request.flag(stringify!($header)),)*)?
                         patched_paths: request.patched_paths.clone(),
+                        request_id: request.request_id.clone(),
                     }
                 }
             }
@@ -274,7 +276,7 @@ macro_rules! api_resource {
                     ),)*
                     $(FilterParam::new(
                         ::billing_domain::json_name!($xname),
-                        <$xkind as ApiKind>::FILTER,
+                        <$xkind $(<$($xparam),*>)? as ApiKind>::FILTER,
                         ::billing_domain::kinds::doc_text(concat!($($xdoc),*)),
                     ),)*
                 ];
@@ -311,7 +313,10 @@ macro_rules! api_resource {
                     let Some(row) = storage::find(connection, id)? else {
                         return Ok(None);
                     };
-                    $($crate::machinery::resource::check_scope(caller, $noun, row.id, row.$scope)?;)?
+                    $(if !caller.contract_owners.is_all() {
+                        let owner = $crate::api_scope_owner!(connection, row.$scope $(, $stable . $sowner)*);
+                        $crate::machinery::resource::check_scope(caller, $noun, row.id, owner)?;
+                    })?
                     Record::assemble(connection, row).map(Some)
                 }
 
@@ -323,9 +328,12 @@ macro_rules! api_resource {
                     use $crate::machinery::declared::Hooks;
                     <super::$name as Hooks>::complete(connection, caller, None, &mut input)?;
                     let (changes, children) = input.changes(connection, None)?;
-                    $($crate::machinery::resource::check_scope_of_write(
-                        caller, ::billing_domain::json_name!($scope), changes.$scope,
-                    )?;)?
+                    $(if !caller.contract_owners.is_all() {
+                        let owner = $crate::api_scope_owner!(connection, changes.$scope $(, $stable . $sowner)*);
+                        $crate::machinery::resource::check_scope_of_write(
+                            caller, ::billing_domain::json_name!($scope), owner,
+                        )?;
+                    })?
                     <super::$name as Hooks>::check_write(connection, caller, None, &changes)?;
                     let row = storage::insert(connection, &changes)?;
                     children.write(connection, row.id)?;
@@ -345,9 +353,12 @@ macro_rules! api_resource {
                     <super::$name as Hooks>::check_change(connection, caller, current)?;
                     <super::$name as Hooks>::complete(connection, caller, Some(current), &mut input)?;
                     let (changes, children) = input.changes(connection, Some(current))?;
-                    $($crate::machinery::resource::check_scope_of_write(
-                        caller, ::billing_domain::json_name!($scope), changes.$scope,
-                    )?;)?
+                    $(if !caller.contract_owners.is_all() {
+                        let owner = $crate::api_scope_owner!(connection, changes.$scope $(, $stable . $sowner)*);
+                        $crate::machinery::resource::check_scope_of_write(
+                            caller, ::billing_domain::json_name!($scope), owner,
+                        )?;
+                    })?
                     <super::$name as Hooks>::check_write(connection, caller, Some(current), &changes)?;
                     // The record's row is rewritten even when only its children change, so its
                     // version (and ETag) moves and a concurrent writer of the same version loses.
@@ -686,6 +697,12 @@ macro_rules! api_type {
     ($shape:ident optional $kind:ident $(<$($param:tt),*>)?) => {
         Option<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::$shape>
     };
+    (Input derived $kind:ident $(<$($param:tt),*>)?) => {
+        Option<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Input>
+    };
+    (Output derived $kind:ident $(<$($param:tt),*>)?) => {
+        Option<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Output>
+    };
     (Input defaulted $kind:ident $(<$($param:tt),*>)?) => {
         $crate::machinery::kinds::Defaulted<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Input>
     };
@@ -710,6 +727,9 @@ macro_rules! api_convert {
     (optional, $value:expr) => {
         ($value).map(Into::into)
     };
+    (derived, $value:expr) => {
+        ($value).map(Into::into)
+    };
     ($other:ident, $value:expr) => {
         ($value).into()
     };
@@ -727,6 +747,9 @@ macro_rules! api_value {
         ($input)
             .as_ref()
             .map(<$kind as $crate::machinery::kinds::ApiKind>::value)
+    };
+    (derived, $kind:ty, $input:expr, $current:expr, $now:expr) => {
+        $crate::api_value!(optional, $kind, $input, $current, $now)
     };
     (defaulted, $kind:ty, $input:expr, $current:expr, $now:expr, $default:expr) => {
         match &($input).0 {
@@ -785,6 +808,27 @@ macro_rules! api_reference {
             ));
         }
     };
+}
+
+/// The contract owner a scoped record belongs to: its scope column, or the owner of the
+/// record that column names (`customer_id in customers.contract_owner_id`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_scope_owner {
+    ($connection:ident, $value:expr) => {
+        $value
+    };
+    ($connection:ident, $value:expr, $stable:ident . $sowner:ident $(, $rest_table:ident . $rest_column:ident)*) => {{
+        let next = match ::billing_persistence::$stable::find($connection, $value)? {
+            Some(owner) => owner.$sowner,
+            None => {
+                return Err($crate::error::ApiError::internal(
+                    "the record a scoped record belongs to is missing",
+                ))
+            }
+        };
+        $crate::api_scope_owner!($connection, next $(, $rest_table . $rest_column)*)
+    }};
 }
 
 /// The first of the given expressions (an optional setting, then its default).

@@ -84,7 +84,8 @@ fn current<R: Resource>(
     Ok(record)
 }
 
-/// Replaces `current` (whose JSON form is `before`) by `input` and records the change.
+/// Replaces `current` (whose JSON form is `before`) by `input` and records the change;
+/// `None` when another writer changed the record first (nothing is recorded).
 fn replace_recorded<R: Resource>(
     connection: &mut billing_persistence::DbConnection,
     writer: &audit::Writer,
@@ -92,11 +93,11 @@ fn replace_recorded<R: Resource>(
     current: &R::Record,
     before: &Value,
     input: R::Input,
-    conditional: bool,
     request: &WriteRequest,
-) -> Result<R::Record, ApiError> {
-    let record = R::replace(connection, &writer.caller, current, input, request)?
-        .ok_or_else(|| lost_race(conditional))?;
+) -> Result<Option<R::Record>, ApiError> {
+    let Some(record) = R::replace(connection, &writer.caller, current, input, request)? else {
+        return Ok(None);
+    };
     let after = to_json(&record)?;
     audit::record(
         connection,
@@ -107,7 +108,7 @@ fn replace_recorded<R: Resource>(
         Some(before),
         Some(&after),
     )?;
-    Ok(record)
+    Ok(Some(record))
 }
 
 /// 200 with the record and its `ETag`.
@@ -385,6 +386,7 @@ impl ItemWrite {
             request: WriteRequest {
                 flags: declared_headers::<R>(request)?,
                 patched_paths: None,
+                request_id: crate::request_context::current().request_id,
             },
         })
     }
@@ -416,9 +418,9 @@ pub async fn replace<R: Resource>(
                 &current,
                 &before,
                 input,
-                condition.is_some(),
                 &write_request,
-            )
+            )?
+            .ok_or_else(|| lost_race(condition.is_some()))
         })
     })
     .await??;
@@ -465,9 +467,9 @@ pub async fn patch<R: Resource>(
                 &current,
                 &before,
                 input,
-                condition.is_some(),
                 &write_request,
-            )
+            )?
+            .ok_or_else(|| lost_race(condition.is_some()))
         })
     })
     .await??;
@@ -562,9 +564,12 @@ pub async fn bulk_update<R: Resource>(
                     &current,
                     &before,
                     input,
-                    false,
-                    &WriteRequest::default(),
+                    &WriteRequest {
+                        request_id: writer.request_id.clone(),
+                        ..WriteRequest::default()
+                    },
                 )
+                .and_then(|record| record.ok_or_else(|| lost_race(false)))
                 .map_err(|e| e.within(&element))?;
                 records.push(record);
             }

@@ -3,11 +3,13 @@
 //! The kind's rule itself is the domain's; garde runs it on every body (`required`/`optional`).
 
 use billing_domain::kinds::{
-    Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Digits, Enum, Id, Kind,
-    Letters, Symbol, Text,
+    AccountNumber, Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Digits,
+    Email, Enum, Id, IdList, Integer, Kind, Letters, Postcode, SortCode, Symbol, Telephone,
+    TemplateComponents, Text,
 };
 use billing_domain::money::{format_decimal, parse_decimal};
 use billing_domain::query::FilterKind;
+use billing_domain::sites::codes::TemplateComponent;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -62,6 +64,12 @@ pub fn optional<K: ApiKind>(input: &Option<K::Input>, _: &()) -> garde::Result {
         Some(input) => required::<K>(input, &()),
         None => Ok(()),
     }
+}
+
+/// garde's check of a derived member: a body never carries one (the member checks refuse it
+/// as read-only); the server fills it in.
+pub fn derived<K: ApiKind>(_: &Option<K::Input>, _: &()) -> garde::Result {
+    Ok(())
 }
 
 /// garde's check of a defaulted field: the kind's rule when a value is there (the default
@@ -130,6 +138,131 @@ text_kind!(
         max: 2
     }
 );
+
+text_kind!(
+    Postcode,
+    FieldType::Pattern {
+        pattern: "^[\\p{L}\\p{N}\\s@.+_-]*$",
+        min: 0,
+        max: 20
+    }
+);
+text_kind!(
+    Telephone,
+    FieldType::Pattern {
+        pattern: "^$|^[\\p{L}\\p{N}\\s()@&.,_£|-]{4,100}$",
+        min: 0,
+        max: 100
+    }
+);
+text_kind!(
+    AccountNumber,
+    FieldType::Pattern {
+        pattern: "^[a-zA-Z0-9]+$",
+        min: 1,
+        max: 34
+    }
+);
+text_kind!(
+    SortCode,
+    FieldType::Pattern {
+        pattern: "^[0-9 -]+$",
+        min: 1,
+        max: 20
+    }
+);
+text_kind!(Email, FieldType::Email { max: 255 });
+
+impl<const MIN: i64, const MAX: i64> ApiKind for Integer<MIN, MAX> {
+    type Input = i64;
+    type Output = i64;
+    const FIELD_TYPE: FieldType = FieldType::Integer {
+        minimum: MIN,
+        maximum: MAX,
+    };
+    const FILTER: FilterKind = FilterKind::Decimal { scale: 0 };
+
+    fn value(input: &i64) -> i64 {
+        *input
+    }
+}
+
+/// A list of ids as JSON shows it: `[3, 5]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ids(pub Vec<i64>);
+
+impl From<String> for Ids {
+    fn from(value: String) -> Self {
+        Self(IdList::split(&value))
+    }
+}
+
+impl ApiKind for IdList {
+    type Input = Vec<i64>;
+    type Output = Ids;
+    const FIELD_TYPE: FieldType = FieldType::Array(&FieldType::Id);
+    const FILTER: FilterKind = FilterKind::String;
+
+    fn value(input: &Vec<i64>) -> String {
+        IdList::join(input)
+    }
+}
+
+/// One template component in a body or a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ComponentJson {
+    pub id: i64,
+    pub position_in_template: i64,
+}
+
+const COMPONENT_FIELDS: &[super::resource::Field] = &[
+    super::resource::Field::required("id", FieldType::Id, "Id of the template component."),
+    super::resource::Field::required(
+        "positionInTemplate",
+        FieldType::Integer {
+            minimum: 1,
+            maximum: 1000,
+        },
+        "Its position in the template.",
+    ),
+];
+
+/// Template components as JSON shows them: `[{"id": 4, "positionInTemplate": 1}]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Components(pub Vec<ComponentJson>);
+
+impl From<String> for Components {
+    fn from(value: String) -> Self {
+        Self(
+            TemplateComponents::split(&value)
+                .into_iter()
+                .map(|c| ComponentJson {
+                    id: c.id,
+                    position_in_template: c.position_in_template,
+                })
+                .collect(),
+        )
+    }
+}
+
+impl ApiKind for TemplateComponents {
+    type Input = Vec<ComponentJson>;
+    type Output = Components;
+    const FIELD_TYPE: FieldType = FieldType::ObjectList(COMPONENT_FIELDS);
+    const FILTER: FilterKind = FilterKind::String;
+
+    fn value(input: &Vec<ComponentJson>) -> String {
+        let components: Vec<TemplateComponent> = input
+            .iter()
+            .map(|c| TemplateComponent {
+                id: c.id,
+                position_in_template: c.position_in_template,
+            })
+            .collect();
+        TemplateComponents::join(&components)
+    }
+}
 
 impl ApiKind for Id {
     type Input = i64;

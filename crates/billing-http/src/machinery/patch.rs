@@ -8,7 +8,7 @@ use serde_json::Value;
 use billing_domain::ValidationErrors;
 
 use super::members::{self, Origin};
-use super::resource::{Access, Field};
+use super::resource::{Access, Field, FieldType};
 use crate::error::ApiError;
 
 /// The most operations one patch may carry.
@@ -173,14 +173,31 @@ pub fn apply(document: &mut Value, patch: &Patch) -> Result<(), ApiError> {
     })
 }
 
-/// Removes the read-only fields of a patched document so it reads as an input body.
+/// Removes the read-only fields of a patched document so it reads as an input body, at every
+/// depth of its owned members; an owned element keeps its `id`, which identifies it.
 pub fn strip_read_only(document: &mut Value, fields: &[Field]) {
-    if let Value::Object(map) = document {
-        for field in fields
-            .iter()
-            .filter(|field| field.access == Access::ReadOnly)
-        {
+    strip_at(document, fields, false);
+}
+
+fn strip_at(document: &mut Value, fields: &[Field], nested: bool) {
+    let Value::Object(map) = document else {
+        return;
+    };
+    for field in fields {
+        if field.access == Access::ReadOnly && !(nested && field.name == "id") {
             map.remove(field.name);
+        } else if field.owned
+            && let Some(value) = map.get_mut(field.name)
+        {
+            match (&field.field_type, value) {
+                (FieldType::Object(members), value) => strip_at(value, members, true),
+                (FieldType::Array(FieldType::Object(members)), Value::Array(items)) => {
+                    for item in items {
+                        strip_at(item, members, true);
+                    }
+                }
+                _ => {}
+            }
         }
     }
 }

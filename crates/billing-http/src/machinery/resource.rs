@@ -54,7 +54,14 @@ pub enum FieldType {
     DateTime,
     Boolean,
     Enum(&'static [&'static str]),
+    /// An e-mail address of at most `max` characters.
+    Email {
+        max: u32,
+    },
     Object(&'static [Field]),
+    /// An array of plain objects (values without ids of their own, such as template
+    /// components), checked as a whole by their kind.
+    ObjectList(&'static [Field]),
     Array(&'static FieldType),
     /// Any JSON object (a record's state in the audit trail).
     Json,
@@ -169,6 +176,16 @@ impl Field {
         )
     }
 
+    /// A member the server fills in (from another record), read-only and null when there is
+    /// nothing to show.
+    pub const fn derived(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description).nullable()
+    }
+
     /// A stamp the server sets when the record is created (read-only).
     pub const fn created(
         name: &'static str,
@@ -256,6 +273,8 @@ impl HeaderParam {
 pub struct WriteRequest {
     pub flags: Vec<(&'static str, bool)>,
     pub patched_paths: Option<Vec<String>>,
+    /// The request's id, for the audit events of follow-on writes.
+    pub request_id: String,
 }
 
 impl WriteRequest {

@@ -1,6 +1,10 @@
 //! `/v1/custom-field-definitions` (decisions §4): the custom fields sites can carry.
 
+use billing_auth::AuthenticatedUser;
+use billing_persistence::{DbConnection, custom_field_definitions};
+
 use crate::machinery::declared::Hooks;
+use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct CustomFieldDefinitions;
 
@@ -15,4 +19,33 @@ billing_domain::custom_field_definitions!(
     }
 );
 
-impl Hooks for CustomFieldDefinitions {}
+impl Hooks for CustomFieldDefinitions {
+    /// Sites show the definition's label with their values: a new label reaches them.
+    fn written(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        before: Option<&Record>,
+        record: &Record,
+        _: &Options,
+    ) -> ApiResult<()> {
+        if before.is_some_and(|before| before.label != record.label) {
+            custom_field_definitions::relabel_sites(connection, record.id, &record.label)?;
+        }
+        Ok(())
+    }
+
+    fn check_delete(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        if custom_field_definitions::used_by_sites(connection, current.id)? {
+            return Err(still_referenced(
+                "custom field definition",
+                current.id,
+                "sites",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,6 +1,10 @@
 //! `/v1/invoice-templates` (decisions §4): invoice layouts; a template's type is create-only.
 
+use billing_auth::AuthenticatedUser;
+use billing_persistence::{DbConnection, invoice_templates};
+
 use crate::machinery::declared::Hooks;
+use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct InvoiceTemplates;
 
@@ -15,4 +19,15 @@ billing_domain::invoice_templates!(
     }
 );
 
-impl Hooks for InvoiceTemplates {}
+impl Hooks for InvoiceTemplates {
+    fn check_delete(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        if invoice_templates::used_by_sites(connection, current.id)? {
+            return Err(still_referenced("invoice template", current.id, "sites"));
+        }
+        Ok(())
+    }
+}

@@ -17,12 +17,19 @@ pub mod customers;
 pub mod dialstrings;
 pub mod ignored_call_classes;
 pub mod ignored_service_ids;
+pub mod inventory_items;
 pub mod invoice_templates;
 pub mod locales;
 pub mod payment_provider_mandates;
 pub mod rated_records;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
+pub mod site_addresses;
+pub mod site_assigned_custom_fields;
+pub mod site_contacts;
+pub mod site_invoice_addresses;
+pub mod site_invoice_details;
+pub mod sites;
 pub mod tax_bands;
 pub mod user_roles;
 pub mod users;
@@ -66,5 +73,7 @@ resources!(
     customers::Customers,
     custom_field_definitions::CustomFieldDefinitions,
     payment_provider_mandates::PaymentProviderMandates,
+    sites::Sites,
+    inventory_items::InventoryItems,
     audit_events::AuditEvents,
 );

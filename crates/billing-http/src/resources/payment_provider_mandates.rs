@@ -1,6 +1,11 @@
 //! `/v1/payment-provider-mandates` (decisions §4): the mandates sites name by reference.
 
-use crate::machinery::declared::Hooks;
+use billing_auth::AuthenticatedUser;
+use billing_persistence::{DbConnection, sites};
+
+use crate::error::ApiError;
+use crate::machinery::declared::{Hooks, Shapes};
+use crate::machinery::resource::ApiResult;
 
 pub struct PaymentProviderMandates;
 
@@ -15,4 +20,58 @@ billing_domain::payment_provider_mandates!(
     }
 );
 
-impl Hooks for PaymentProviderMandates {}
+/// 409 when sites name the mandate: they read its status from it.
+fn check_unnamed(connection: &mut DbConnection, mandate: &Record, doing: &str) -> ApiResult<()> {
+    if sites::name_mandate(connection, &mandate.provider, &mandate.mandate_reference)? {
+        return Err(ApiError::conflict(format!(
+            "payment provider mandate {} is named by sites: its provider and reference cannot {doing}",
+            mandate.id
+        )));
+    }
+    Ok(())
+}
+
+impl Hooks for PaymentProviderMandates {
+    /// A mandate that sites name keeps its provider and reference.
+    fn check_write(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: Option<&Record>,
+        changes: &<Self as Shapes>::Changes,
+    ) -> ApiResult<()> {
+        match current {
+            Some(current)
+                if current.provider != changes.provider
+                    || current.mandate_reference != changes.mandate_reference =>
+            {
+                check_unnamed(connection, current, "change")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The sites that name the mandate show its new status and dates.
+    fn written(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        _: Option<&Record>,
+        record: &Record,
+        _: &Options,
+    ) -> ApiResult<()> {
+        sites::refresh_mandate(
+            connection,
+            &record.provider,
+            &record.mandate_reference,
+            Some((&record.status, record.created_date.0, record.updated_date.0)),
+        )?;
+        Ok(())
+    }
+
+    fn check_delete(
+        connection: &mut DbConnection,
+        _: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        check_unnamed(connection, current, "be deleted")
+    }
+}

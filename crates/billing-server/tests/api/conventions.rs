@@ -372,6 +372,7 @@ api_test! {
                     FilterKind::Date => &["2026-01-01", "lt:2026-01-01", "gt:2026-01-01", "gtn:2026-01-01"],
                     FilterKind::DateTime => &["2026-01-01T00:00:00Z", "lt:2026-01-01T00:00:00Z", "gt:2026-01-01T00:00:00Z"],
                     FilterKind::Boolean => &["true", "false"],
+                    FilterKind::Decimal { scale: 0 } => &["1", "lt:2", "gt:0"],
                     FilterKind::Decimal { .. } => &["1", "lt:1.5", "gt:0"],
                 };
                 for value in values {

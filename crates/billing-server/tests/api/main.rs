@@ -17,4 +17,5 @@ mod operations;
 mod rated_records;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;
+mod sites;
 mod users;

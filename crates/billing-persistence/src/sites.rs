@@ -1,0 +1,115 @@
+//! `sites`: the locations of customers (scoped through their customer's contract owner), with
+//! the filters that reach into what a site owns and into its customer.
+
+billing_domain::sites!(
+    crate::stored_resource,
+    extra_filters {
+        mandate_status => child_text(sites::id, site_invoice_details.site_id.mandate_status),
+        mandate_reference => child_text(sites::id, site_invoice_details.site_id.mandate_reference),
+        mandate_created_date => child_day(sites::id, site_invoice_details.site_id.mandate_created_date),
+        mandate_updated_date => child_day(sites::id, site_invoice_details.site_id.mandate_updated_date),
+        invoice_template_id => child_id(sites::id, site_invoice_details.site_id.invoice_template_id),
+        billing_cycle_id => parent_id(sites::customer_id, customers.billing_cycle_id),
+        contract_owner_sub_brand_id => parent_id(sites::customer_id, customers.contract_owner_sub_brand_id),
+        active_sites => active_today(sites::end_date),
+    }
+);
+
+/// What the rules read of the site that receives another site's invoices: its customer,
+/// whether it has invoice details, and its end date.
+pub fn receiving_facts(
+    connection: &mut crate::DbConnection,
+    id: i64,
+) -> crate::error::PersistenceResult<Option<(i64, bool, Option<chrono::NaiveDate>)>> {
+    use crate::schema::{site_invoice_details as details, sites};
+    use diesel::prelude::*;
+    let site: Option<(i64, Option<chrono::NaiveDate>)> = sites::table
+        .find(id)
+        .select((sites::customer_id, sites::end_date))
+        .first(connection)
+        .optional()?;
+    let Some((customer_id, end_date)) = site else {
+        return Ok(None);
+    };
+    let has_details: bool = diesel::select(diesel::dsl::exists(
+        details::table.filter(details::site_id.eq(id)),
+    ))
+    .get_result(connection)?;
+    Ok(Some((customer_id, has_details, end_date)))
+}
+
+/// The sites that send their invoices to site `id` and have not ended by `today`.
+pub fn active_senders_to(
+    connection: &mut crate::DbConnection,
+    id: i64,
+    today: chrono::NaiveDate,
+) -> crate::error::PersistenceResult<Vec<i64>> {
+    use crate::schema::sites;
+    use diesel::prelude::*;
+    Ok(sites::table
+        .filter(sites::site_id_receiving_invoice.eq(id))
+        .filter(sites::end_date.ge(today).or(sites::end_date.is_null()))
+        .select(sites::id)
+        .order(sites::id)
+        .load(connection)?)
+}
+
+/// Copies a mandate's status and dates into the invoice details that name it (`provider` is
+/// their payment method), moving those sites' versions so their ETags change with their
+/// bodies. `mandate` is `None` when the mandate is gone.
+pub fn refresh_mandate(
+    connection: &mut crate::DbConnection,
+    provider: &str,
+    reference: &str,
+    mandate: Option<(&str, chrono::NaiveDateTime, chrono::NaiveDateTime)>,
+) -> crate::error::PersistenceResult<()> {
+    use crate::schema::{site_invoice_details as details, sites};
+    use diesel::prelude::*;
+    let naming = details::table
+        .filter(details::payment_method.eq(provider))
+        .filter(details::mandate_reference.eq(reference));
+    diesel::update(sites::table.filter(sites::id.eq_any(naming.select(details::site_id))))
+        .set(sites::version.eq(sites::version + 1))
+        .execute(connection)?;
+    let (status, created, updated) = match mandate {
+        Some((status, created, updated)) => (Some(status), Some(created), Some(updated)),
+        None => (None, None, None),
+    };
+    diesel::update(naming)
+        .set((
+            details::mandate_status.eq(status),
+            details::mandate_created_date.eq(created),
+            details::mandate_updated_date.eq(updated),
+        ))
+        .execute(connection)?;
+    Ok(())
+}
+
+/// Whether any site's invoice details name the mandate of `provider` with `reference`.
+pub fn name_mandate(
+    connection: &mut crate::DbConnection,
+    provider: &str,
+    reference: &str,
+) -> crate::error::PersistenceResult<bool> {
+    use crate::schema::site_invoice_details as details;
+    use diesel::prelude::*;
+    Ok(diesel::select(diesel::dsl::exists(
+        details::table
+            .filter(details::payment_method.eq(provider))
+            .filter(details::mandate_reference.eq(reference)),
+    ))
+    .get_result(connection)?)
+}
+
+/// Whether any site belongs to customer `id`.
+pub fn of_customer(
+    connection: &mut crate::DbConnection,
+    id: i64,
+) -> crate::error::PersistenceResult<bool> {
+    use crate::schema::sites;
+    use diesel::prelude::*;
+    Ok(diesel::select(diesel::dsl::exists(
+        sites::table.filter(sites::customer_id.eq(id)),
+    ))
+    .get_result(connection)?)
+}
