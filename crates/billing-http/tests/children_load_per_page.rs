@@ -10,7 +10,9 @@ use billing_domain::query::{ListQuery, PageRequest};
 use billing_domain::roles::{ContractOwnerScope, Role};
 use billing_http::machinery::resource::Resource;
 use billing_http::resources::contract_owners::{ContractOwners, Input};
-use billing_persistence::{Database, DatabaseConfig};
+use billing_http::resources::sites::Sites;
+use billing_http::resources::{billing_cycles, customers, invoice_templates};
+use billing_persistence::{Database, DatabaseConfig, DbConnection};
 use diesel::connection::{Connection, InstrumentationEvent};
 
 fn administrator() -> AuthenticatedUser {
@@ -22,9 +24,9 @@ fn administrator() -> AuthenticatedUser {
     }
 }
 
-#[test]
-fn a_page_loads_children_in_one_query_per_child_table() {
-    let directory = std::env::temp_dir().join(format!("children-per-page-{}", std::process::id()));
+fn open(name: &str) -> (Database, std::path::PathBuf) {
+    let directory = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&directory);
     let database = Database::open(&DatabaseConfig {
         url: None,
         data_dir: directory.clone(),
@@ -32,6 +34,50 @@ fn a_page_loads_children_in_one_query_per_child_table() {
         connection_timeout: Duration::from_secs(5),
     })
     .expect("database");
+    (database, directory)
+}
+
+/// The records of the first page of `page_size` of `R`, and how many statements reading it ran.
+fn page_of<R: Resource>(
+    database: &Database,
+    caller: &AuthenticatedUser,
+    page_size: u32,
+) -> (Vec<R::Record>, usize) {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&counter);
+    let query = ListQuery {
+        filters: Vec::new(),
+        sort: Vec::new(),
+        page: Some(PageRequest { page: 1, page_size }),
+    };
+    let (records, _) = database
+        .read(|connection| {
+            connection.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            let page = R::list(connection, caller, &query);
+            connection.set_instrumentation(|_: InstrumentationEvent<'_>| {});
+            page
+        })
+        .expect("page");
+    assert_eq!(records.len(), page_size as usize);
+    (records, counter.load(Ordering::Relaxed))
+}
+
+fn create<R: Resource>(
+    connection: &mut DbConnection,
+    caller: &AuthenticatedUser,
+    body: serde_json::Value,
+) -> Result<R::Record, billing_http::error::ApiError> {
+    let input: R::Input = serde_json::from_value(body).expect("input");
+    R::create(connection, caller, input)
+}
+
+#[test]
+fn a_page_loads_children_in_one_query_per_child_table() {
+    let (database, directory) = open("children-per-page");
     let caller = administrator();
     database
         .write(|connection| {
@@ -46,37 +92,95 @@ fn a_page_loads_children_in_one_query_per_child_table() {
             Ok::<_, billing_http::error::ApiError>(())
         })
         .expect("seeded");
-    let statements_for = |page_size: u32| {
-        let counter = Arc::new(AtomicUsize::new(0));
-        let seen = Arc::clone(&counter);
-        let query = ListQuery {
-            filters: Vec::new(),
-            sort: Vec::new(),
-            page: Some(PageRequest { page: 1, page_size }),
-        };
-        let (records, _) = database
-            .read(|connection| {
-                connection.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-                    if matches!(event, InstrumentationEvent::StartQuery { .. }) {
-                        seen.fetch_add(1, Ordering::Relaxed);
-                    }
-                });
-                let page = ContractOwners::list(connection, &caller, &query);
-                connection.set_instrumentation(|_: InstrumentationEvent<'_>| {});
-                page
-            })
-            .expect("page");
-        assert_eq!(records.len(), page_size as usize);
-        assert!(records.iter().all(|owner| owner.sub_brands.len() == 2));
-        counter.load(Ordering::Relaxed)
-    };
-    let small = statements_for(2);
-    let large = statements_for(30);
+    let (small_page, small) = page_of::<ContractOwners>(&database, &caller, 2);
+    let (large_page, large) = page_of::<ContractOwners>(&database, &caller, 30);
+    assert!(
+        small_page
+            .iter()
+            .chain(&large_page)
+            .all(|owner| owner.sub_brands.len() == 2)
+    );
     // The count, the page and the page's sub-brands: the same for 2 records as for 30.
     assert_eq!(
         small, large,
         "the statements a page costs grow with its size"
     );
     assert_eq!(small, 3, "{small} statements for one page");
+    let _ = std::fs::remove_dir_all(directory);
+}
+
+/// A page of sites: one count, one select of sites, and one select per owned table (address,
+/// invoice details, their invoice address, contacts, custom fields), whatever the page size
+/// and for a caller restricted to contract owners too (the scope is a subquery of the same
+/// statements).
+#[test]
+fn a_page_of_sites_costs_one_query_per_table_at_every_depth() {
+    let (database, directory) = open("sites-per-page");
+    let caller = administrator();
+    database
+        .write(|connection| {
+            let owner = ContractOwners::create(
+                connection,
+                &caller,
+                serde_json::from_value(serde_json::json!({ "name": "Acme" })).expect("input"),
+            )?;
+            let cycle = create::<billing_cycles::BillingCycles>(
+                connection,
+                &caller,
+                serde_json::json!({ "name": "Monthly" }),
+            )?;
+            let customer = create::<customers::Customers>(
+                connection,
+                &caller,
+                serde_json::json!({ "customerName": "Bob", "customerReference": "B",
+                    "contractOwnerId": owner.id, "billingCycleId": cycle.id, "startDate": "2026-01-01" }),
+            )?;
+            let template = create::<invoice_templates::InvoiceTemplates>(
+                connection,
+                &caller,
+                serde_json::json!({ "name": "Standard", "type": "INVOICE" }),
+            )?;
+            let address = serde_json::json!({ "address1": "1 High Street", "town": "Leeds",
+                "postcode": "LS1 1AA", "country": "GB" });
+            for site in 0..30 {
+                create::<Sites>(
+                    connection,
+                    &caller,
+                    serde_json::json!({
+                        "customerId": customer.id, "siteName": format!("Site {site}"),
+                        "siteReference": "S", "startDate": "2026-01-01",
+                        "siteAddress": address,
+                        "siteInvoiceDetails": { "invoiceTemplateId": template.id,
+                            "paymentMethod": "CHEQUE", "paymentTermsInDays": 30,
+                            "invoiceAddress": address },
+                        "siteContacts": [{ "contactName": "Ann", "contactRole": "ACCOUNTS" },
+                            { "contactName": "Ben", "contactRole": "SALES" }],
+                    }),
+                )?;
+            }
+            Ok::<_, billing_http::error::ApiError>(owner.id)
+        })
+        .expect("seeded");
+    let restricted = AuthenticatedUser {
+        contract_owners: ContractOwnerScope::from_ids(&[1]),
+        ..administrator()
+    };
+    let (small_page, small) = page_of::<Sites>(&database, &caller, 2);
+    let (large_page, large) = page_of::<Sites>(&database, &caller, 30);
+    let (_, scoped) = page_of::<Sites>(&database, &restricted, 30);
+    assert!(large_page.iter().chain(&small_page).all(|site| {
+        site.site_contacts.len() == 2
+            && site.site_address.is_some()
+            && site
+                .site_invoice_details
+                .as_ref()
+                .is_some_and(|details| details.invoice_address.is_some())
+    }));
+    assert_eq!(
+        small, large,
+        "the statements a page costs grow with its size"
+    );
+    assert_eq!(scoped, large, "the scope costs no statement of its own");
+    assert_eq!(small, 7, "{small} statements for one page of sites");
     let _ = std::fs::remove_dir_all(directory);
 }

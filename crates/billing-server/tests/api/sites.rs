@@ -554,6 +554,37 @@ api_test! {
         assert!(parameters.iter().any(|p| p["name"] == "cascade_end_date" && p["in"] == "header"), "{parameters:?}");
     }
 
+    fn racing_patches_never_leave_two_invoice_contacts(app) {
+        let w = world(&app);
+        let mut body = site_body(&w, "Race");
+        body["siteContacts"] = json!((0..6).map(|n| json!({ "contactName": format!("C{n}"), "contactRole": "GENERAL" })).collect::<Vec<_>>());
+        let site = create_site(&app, body);
+        let path = format!("/v1/sites/{}", site["id"]);
+        let statuses: Vec<u16> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..6).map(|index| {
+                let (app, path) = (&app, &path);
+                scope.spawn(move || app.patch(path, json!([
+                    { "op": "replace", "path": format!("/siteContacts/{index}/contactNameToAppearOnInvoice"), "value": true },
+                    { "op": "replace", "path": format!("/siteContacts/{index}/receiveInvoiceBy"), "value": "POST" },
+                    { "op": "replace", "path": "/siteName", "value": format!("Won by {index}") }
+                ])).status)
+            }).collect();
+            handles.into_iter().map(|handle| handle.join().expect("thread")).collect()
+        });
+        assert!(statuses.iter().all(|status| matches!(status, 200 | 409)), "{statuses:?}");
+        assert!(statuses.contains(&200), "{statuses:?}");
+        let now = app.get(&path).json();
+        let marked: Vec<usize> = now["siteContacts"].as_array().expect("contacts").iter().enumerate()
+            .filter(|(_, contact)| contact["contactNameToAppearOnInvoice"] == true).map(|(index, _)| index).collect();
+        assert_eq!(marked.len(), 1, "{now}");
+        // The winner's whole patch applied: its name and its contact together.
+        assert_eq!(now["siteName"], format!("Won by {}", marked[0]));
+        // A stale ETag (the site's first version) is refused.
+        let reply = app.send("PATCH", &path, Some(&app.admin_token), &[("If-Match", "\"1\"")],
+            Some(("application/json-patch+json", json!([{ "op": "replace", "path": "/siteName", "value": "Late" }]).to_string())));
+        reply.assert_problem(412);
+    }
+
     fn a_restricted_user_sees_only_their_contract_owners_sites(app) {
         let w = world(&app);
         let other_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
