@@ -64,6 +64,21 @@ impl ApiError {
 
     /// The same error for element `prefix` of a bulk body (e.g. `[2]`): every field name is
     /// put under it (`[2].username`), or, with no field named, the detail is.
+    /// The same error with every field error named `path` (an entry of a list of values,
+    /// whose element's one member is not a name the client knows).
+    pub fn at(self, path: &str) -> Self {
+        if self.0.errors.is_empty() {
+            return self.within(path);
+        }
+        let errors = self
+            .0
+            .errors
+            .iter()
+            .map(|error| FieldError::new(path.to_owned(), &error.message))
+            .collect();
+        Self::validation(ValidationErrors { errors })
+    }
+
     pub fn within(self, prefix: &str) -> Self {
         if prefix.is_empty() {
             return self;

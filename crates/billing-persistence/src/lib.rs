@@ -14,6 +14,8 @@ pub mod scratch;
 pub mod stored;
 pub mod summaries;
 
+pub mod adhoc_bill_run_sites;
+pub mod adhoc_bill_runs;
 pub mod audit_events;
 pub mod billing_cycles;
 pub mod call_classes;

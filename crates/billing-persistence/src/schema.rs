@@ -456,3 +456,22 @@ diesel::allow_tables_to_appear_in_same_query!(sites, inventory_items);
 diesel::allow_tables_to_appear_in_same_query!(sites, customers);
 diesel::allow_tables_to_appear_in_same_query!(sites, site_assigned_custom_fields);
 diesel::allow_tables_to_appear_in_same_query!(inventory_items, customers);
+
+diesel::table! {
+    adhoc_bill_runs (id) {
+        id -> BigInt,
+        name -> Text,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    adhoc_bill_run_sites (id) {
+        id -> BigInt,
+        adhoc_bill_run_id -> BigInt,
+        ordinal -> BigInt,
+        site_id -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(sites, adhoc_bill_run_sites);

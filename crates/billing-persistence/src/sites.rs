@@ -11,6 +11,7 @@ billing_domain::sites!(
         invoice_template_id => child_id(sites::id, site_invoice_details.site_id.invoice_template_id),
         billing_cycle_id => parent_id(sites::customer_id, customers.billing_cycle_id),
         contract_owner_sub_brand_id => parent_id(sites::customer_id, customers.contract_owner_sub_brand_id),
+        adhoc_bill_run_id => child_id(sites::id, adhoc_bill_run_sites.site_id.adhoc_bill_run_id),
         active_sites => active_today(sites::end_date),
     }
 );

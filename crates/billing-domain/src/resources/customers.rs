@@ -141,3 +141,36 @@ macro_rules! payment_provider_mandates {
         extra_filters {}
     } };
 }
+
+/// `adhoc_bill_runs` (decisions §4).
+#[macro_export]
+macro_rules! adhoc_bill_runs {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Bill runs made outside the billing cycles, for a chosen set of sites. A user
+        /// restricted to some contract owners may name only their sites.
+        adhoc_bill_runs {
+            /// Name of the bill run.
+            name: required Text<1, 255>,
+        }
+        children {
+            /// Ids of the sites the run bills, in order, none twice.
+            site_ids: values adhoc_bill_run_sites,
+        }
+        rules {}
+        extra_filters {}
+    } };
+}
+
+/// `adhoc_bill_run_sites`: the sites of an ad hoc bill run, owned by it.
+#[macro_export]
+macro_rules! adhoc_bill_run_sites {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// A site an ad hoc bill run bills.
+        adhoc_bill_run_sites {
+            /// Id of the site.
+            site_id: required Id references(sites, "site"),
+        }
+        rules {}
+        extra_filters {}
+    } };
+}

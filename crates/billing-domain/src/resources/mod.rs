@@ -17,7 +17,7 @@
 //! }
 //! children {                                    // optional: owned child records
 //!     /// Description of the member.
-//!     field_name: list|non_empty_list|one|optional_one child_table,  // declared like a table,
+//!     field_name: list|non_empty_list|one|optional_one|values child_table,  // declared like a table,
 //! }                                             // and may have children of its own
 //! scope { column [in table.column]* }           // optional: contract-owner scope, directly or
 //!                                               // through the records the column names

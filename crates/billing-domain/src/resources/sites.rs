@@ -74,6 +74,8 @@ macro_rules! sites {
             billing_cycle_id: Id,
             /// Sites of customers of this contract owner sub-brand.
             contract_owner_sub_brand_id: Id,
+            /// Sites this ad hoc bill run bills.
+            adhoc_bill_run_id: Id,
             /// true: only sites that have not ended (end date today or later, or none);
             /// false: every site.
             active_sites: Bool,

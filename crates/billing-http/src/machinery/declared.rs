@@ -138,7 +138,7 @@ macro_rules! api_resource {
             pub struct Record {
                 pub id: i64,
                 $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
-                $($(pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Record),)*)?
+                $($(pub $cfield: $crate::api_child_field_type!($cmult, Record, $crate::resources::$ctable),)*)?
                 #[serde(skip)]
                 pub version: i64,
             }
@@ -183,7 +183,7 @@ macro_rules! api_resource {
                 $($(
                     #[serde(default)]
                     #[garde(dive, custom($crate::machinery::members::$cmult))]
-                    pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Input),
+                    pub $cfield: $crate::api_child_field_type!($cmult, Input, $crate::resources::$ctable),
                 )*)?
             }
 
@@ -263,7 +263,7 @@ macro_rules! api_resource {
                     $($($crate::api_children_field!(
                         $cmult,
                         ::billing_domain::json_name!($cfield),
-                        $crate::machinery::resource::FieldType::Object($crate::resources::$ctable::FIELDS),
+                        $crate::resources::$ctable,
                         ::billing_domain::kinds::doc_text(concat!($($cdoc),*))
                     ),)*)?
                 ];
@@ -427,7 +427,7 @@ macro_rules! api_child {
             pub struct Record {
                 pub id: i64,
                 $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
-                $($(pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Record),)*)?
+                $($(pub $cfield: $crate::api_child_field_type!($cmult, Record, $crate::resources::$ctable),)*)?
             }
 
             impl From<storage::Row> for Record {
@@ -444,7 +444,7 @@ macro_rules! api_child {
 
             /// An element of a body. `id` is only ever the stored element's own: the member
             /// checks refuse it in anything a client sent.
-            #[derive(Debug, ::serde::Deserialize, ::garde::Validate)]
+            #[derive(Debug, Default, ::serde::Deserialize, ::garde::Validate)]
             #[serde(rename_all = "camelCase", deny_unknown_fields)]
             pub struct Input {
                 #[serde(default)]
@@ -458,7 +458,7 @@ macro_rules! api_child {
                 $($(
                     #[serde(default)]
                     #[garde(dive, custom($crate::machinery::members::$cmult))]
-                    pub $cfield: $crate::api_child_type!($cmult, $crate::resources::$ctable::Input),
+                    pub $cfield: $crate::api_child_field_type!($cmult, Input, $crate::resources::$ctable),
                 )*)?
             }
 
@@ -504,13 +504,71 @@ macro_rules! api_child {
                 $($($crate::api_children_field!(
                     $cmult,
                     ::billing_domain::json_name!($cfield),
-                    $crate::machinery::resource::FieldType::Object($crate::resources::$ctable::FIELDS),
+                    $crate::resources::$ctable,
                     ::billing_domain::kinds::doc_text(concat!($($cdoc),*))
                 ),)*)?
             ];
+
+            $crate::api_child_values!($($field : $access $kind $(<$($param),*>)?),*);
         }
-        pub use self::declared::{Element, FIELDS, Input, Record};
+        pub use self::declared::*;
     };
+}
+
+/// For a child table of one member, used as a parent's `values`: the member's value in a
+/// response (`Value`) and in a body (`ValueInput`, checked by the member's kind), and their
+/// conversions to and from an element.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_child_values {
+    ($field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?) => {
+        /// The element's one member, as responses show it.
+        pub type Value = $crate::api_type!(Output $access $kind $(<$($param),*>)?);
+
+        /// The element's one member in a body.
+        #[derive(Debug, Clone, ::serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct ValueInput(pub $crate::api_type!(Input $access $kind $(<$($param),*>)?));
+
+        /// The member's kind checks the entry, which is named by its own place in the list.
+        impl ::garde::Validate for ValueInput {
+            type Context = ();
+
+            fn validate_into(
+                &self,
+                context: &(),
+                parent: &mut dyn FnMut() -> ::garde::Path,
+                report: &mut ::garde::Report,
+            ) {
+                if let Err(error) =
+                    $crate::machinery::kinds::$access::<$kind $(<$($param),*>)?>(&self.0, context)
+                {
+                    report.append(parent(), error);
+                }
+            }
+        }
+
+        /// The member's JSON type, for the parent's field list.
+        pub const VALUE_TYPE: $crate::machinery::resource::FieldType =
+            <$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::FIELD_TYPE;
+
+        impl Record {
+            pub fn into_value(self) -> Value {
+                self.$field
+            }
+        }
+
+        impl ValueInput {
+            /// The element this value stands for.
+            pub fn element(
+                &self,
+                connection: &mut ::billing_persistence::DbConnection,
+            ) -> ApiResult<Element> {
+                Input { $field: self.0.clone(), ..Input::default() }.element(connection)
+            }
+        }
+    };
+    ($($other:tt)*) => {};
 }
 
 /// What a record or an element does with its owned children (`list`, `non_empty_list`, `one`,
@@ -586,7 +644,7 @@ macro_rules! api_children {
                 $(
                     for (index, element) in self.$cfield.iter().enumerate() {
                         let path = $crate::api_child_path!($cmult, ::billing_domain::json_name!($cfield), index);
-                        children.$cfield.push(element.element(connection).map_err(|e| e.within(&path))?);
+                        children.$cfield.push($crate::api_child_element!($cmult, element, connection, path)?);
                     }
                 )*
                 Ok(children)
@@ -605,6 +663,17 @@ macro_rules! api_child_type {
     (optional_one, $element:ty) => { Option<$element> };
 }
 
+/// The Rust type of a child field in a record (`Record`) or a body (`Input`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_child_field_type {
+    (values, Record, $($child:ident)::+) => { Vec<$($child)::+::Value> };
+    (values, Input, $($child:ident)::+) => { Vec<$($child)::+::ValueInput> };
+    ($multiplicity:ident, $shape:ident, $($child:ident)::+) => {
+        $crate::api_child_type!($multiplicity, $($child)::+::$shape)
+    };
+}
+
 /// A parent's loaded elements as its child field holds them.
 #[macro_export]
 #[doc(hidden)]
@@ -620,6 +689,25 @@ macro_rules! api_child_value {
     };
     (optional_one, $elements:expr) => {
         $elements.into_iter().next()
+    };
+    (values, $elements:expr) => {
+        $elements
+            .into_iter()
+            .map(|element| element.into_value())
+            .collect()
+    };
+}
+
+/// The stored element of a body's element: a `values` entry is its child's one member, and
+/// its errors are named by the entry's path alone (`siteIds[1]`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_child_element {
+    (values, $element:expr, $connection:ident, $path:expr) => {
+        $element.element($connection).map_err(|e| e.at(&$path))
+    };
+    ($multiplicity:ident, $element:expr, $connection:ident, $path:expr) => {
+        $element.element($connection).map_err(|e| e.within(&$path))
     };
 }
 
@@ -639,37 +727,59 @@ macro_rules! api_child_path {
     (optional_one, $name:expr, $index:expr) => {
         ($name).to_owned()
     };
+    (values, $name:expr, $index:expr) => {
+        format!("{}[{}]", $name, $index)
+    };
 }
 
 /// The field of an owned child: `list` may be left out (empty) but is never null;
 /// `non_empty_list` is required and holds at least one element; `one` is a required object;
-/// `optional_one` an object that may be null or left out.
+/// `optional_one` an object that may be null or left out; `values` a list of the child's one
+/// member's values (`siteIds: [3, 5]`), optional, never null.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! api_children_field {
-    (list, $name:expr, $element:expr, $doc:expr) => {
+    (list, $name:expr, $($child:ident)::+, $doc:expr) => {
         $crate::machinery::resource::Field::optional(
             $name,
-            $crate::machinery::resource::FieldType::Array(&$element),
+            $crate::machinery::resource::FieldType::Array(&$crate::machinery::resource::FieldType::Object($($child)::+::FIELDS)),
             $doc,
         )
         .not_null()
         .owned()
     };
-    (non_empty_list, $name:expr, $element:expr, $doc:expr) => {
+    (non_empty_list, $name:expr, $($child:ident)::+, $doc:expr) => {
         $crate::machinery::resource::Field::required(
             $name,
-            $crate::machinery::resource::FieldType::Array(&$element),
+            $crate::machinery::resource::FieldType::Array(&$crate::machinery::resource::FieldType::Object($($child)::+::FIELDS)),
             $doc,
         )
         .non_empty()
         .owned()
     };
-    (one, $name:expr, $element:expr, $doc:expr) => {
-        $crate::machinery::resource::Field::required($name, $element, $doc).owned()
+    (one, $name:expr, $($child:ident)::+, $doc:expr) => {
+        $crate::machinery::resource::Field::required(
+            $name,
+            $crate::machinery::resource::FieldType::Object($($child)::+::FIELDS),
+            $doc,
+        )
+        .owned()
     };
-    (optional_one, $name:expr, $element:expr, $doc:expr) => {
-        $crate::machinery::resource::Field::optional($name, $element, $doc).owned()
+    (optional_one, $name:expr, $($child:ident)::+, $doc:expr) => {
+        $crate::machinery::resource::Field::optional(
+            $name,
+            $crate::machinery::resource::FieldType::Object($($child)::+::FIELDS),
+            $doc,
+        )
+        .owned()
+    };
+    (values, $name:expr, $($child:ident)::+, $doc:expr) => {
+        $crate::machinery::resource::Field::optional(
+            $name,
+            $crate::machinery::resource::FieldType::Array(&$($child)::+::VALUE_TYPE),
+            $doc,
+        )
+        .not_null()
     };
 }
 

@@ -39,6 +39,12 @@ pub fn one<T>(element: &Option<T>, _: &()) -> garde::Result {
     Ok(())
 }
 
+/// garde's check of a `values` list: any number of entries (each checked by its kind).
+#[allow(clippy::ptr_arg)]
+pub fn values<T>(_: &Vec<T>, _: &()) -> garde::Result {
+    Ok(())
+}
+
 /// garde's check of an owned `optional_one`: the object may be null or left out.
 pub fn optional_one<T>(_: &Option<T>, _: &()) -> garde::Result {
     Ok(())

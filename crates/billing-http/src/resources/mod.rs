@@ -1,6 +1,8 @@
 //! Every resource of the interface, declared once. `register_all` routes them and
 //! `documentation` describes them for the OpenAPI document: one list, so the two cannot drift.
 
+pub mod adhoc_bill_run_sites;
+pub mod adhoc_bill_runs;
 pub mod audit_events;
 pub mod billing_cycles;
 pub mod call_classes;
@@ -75,5 +77,6 @@ resources!(
     payment_provider_mandates::PaymentProviderMandates,
     sites::Sites,
     inventory_items::InventoryItems,
+    adhoc_bill_runs::AdhocBillRuns,
     audit_events::AuditEvents,
 );

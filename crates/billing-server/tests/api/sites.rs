@@ -554,6 +554,43 @@ api_test! {
         assert!(parameters.iter().any(|p| p["name"] == "cascade_end_date" && p["in"] == "header"), "{parameters:?}");
     }
 
+    fn ad_hoc_bill_runs_name_sites(app) {
+        let w = world(&app);
+        let one = create_site(&app, site_body(&w, "One"));
+        let two = create_site(&app, site_body(&w, "Two"));
+        create_site(&app, site_body(&w, "Three"));
+        let run = app.create("/v1/adhoc-bill-runs", json!({ "name": "Year end", "siteIds": [two["id"], one["id"]] }));
+        assert_eq!(run["siteIds"], json!([two["id"], one["id"]]), "in the order given");
+        let path = format!("/v1/adhoc-bill-runs/{}", run["id"]);
+        assert_eq!(app.get(&path).json(), run);
+        assert_eq!(app.create("/v1/adhoc-bill-runs", json!({ "name": "Empty" }))["siteIds"], json!([]));
+        // Sites filter and count by the runs that bill them.
+        assert_eq!(count(&app, &format!("adhocBillRunId={}", run["id"])), 2);
+        let head = app.head(&format!("/v1/sites?adhocBillRunId={}", run["id"]));
+        assert_eq!(head.header("x-total-count"), Some("2"));
+        // Each entry is checked and named by its place.
+        let refused = |ids: Value| app.post("/v1/adhoc-bill-runs", json!({ "name": "Bad", "siteIds": ids })).error_fields();
+        assert_eq!(refused(json!([one["id"], 999])), vec!["siteIds[1]"]);
+        assert_eq!(refused(json!([one["id"], one["id"]])), vec!["siteIds[1]"]);
+        assert_eq!(refused(json!([one["id"], 0])), vec!["siteIds[1]"]);
+        assert_eq!(refused(json!([one["id"], "x"])), vec!["siteIds[1]"]);
+        assert_eq!(refused(Value::Null), vec!["siteIds"]);
+        // A patch appends or removes a site.
+        let patched = app.patch(&path, json!([{ "op": "add", "path": "/siteIds/-", "value": 3 }, { "op": "remove", "path": "/siteIds/0" }]));
+        assert_eq!(patched.status, 200, "{}", patched.text);
+        assert_eq!(patched.json()["siteIds"], json!([one["id"], 3]));
+        // A restricted user names only their own contract owners' sites.
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        let rival = customer_of(&app, rival_owner, w.cycle, "Rival customer");
+        let theirs = create_site(&app, with(site_body(&w, "Theirs"), "/customerId", json!(rival)));
+        let reply = app.post("/v1/users", json!({ "username": "restricted", "password": "a-long-enough-password",
+            "roles": ["CUSTOMER_MANAGER"], "contractOwnerIds": [w.owner] }));
+        assert_eq!(reply.status, 201, "{}", reply.text);
+        let token = app.login("restricted", "a-long-enough-password");
+        app.post_as(&token, "/v1/adhoc-bill-runs", json!({ "name": "Mine", "siteIds": [theirs["id"]] })).assert_problem(403);
+        assert_eq!(app.post_as(&token, "/v1/adhoc-bill-runs", json!({ "name": "Mine", "siteIds": [one["id"]] })).status, 201);
+    }
+
     fn racing_patches_never_leave_two_invoice_contacts(app) {
         let w = world(&app);
         let mut body = site_body(&w, "Race");
