@@ -24,6 +24,7 @@ pub struct ResourceDoc {
     pub sort_keys: &'static [&'static str],
     pub created_status: u16,
     pub headers: &'static [HeaderParam],
+    pub embedded: &'static [crate::machinery::embedded::Embedded],
 }
 
 impl ResourceDoc {
@@ -40,6 +41,7 @@ impl ResourceDoc {
             sort_keys: R::SORT_KEYS,
             created_status: R::CREATED_STATUS,
             headers: R::HEADERS,
+            embedded: R::EMBEDDED,
         }
     }
 
@@ -420,14 +422,40 @@ fn resource_paths(
         }
     }));
     if ops.create || ops.replace || ops.patch || ops.bulk_update {
-        schemas.insert(input_name, object_schema(resource.fields, true));
+        schemas.insert(input_name.clone(), object_schema(resource.fields, true));
+    }
+    // Records of other resources a create may carry (a customer's sites): each as that
+    // resource's own create body, naming the parent as 0; accepted by POST only, so POST has a
+    // body schema of its own.
+    let create_input = if resource.embedded.is_empty() {
+        input.clone()
+    } else {
+        let create_name = format!("{name}CreateInput");
+        schemas.insert(create_name.clone(), object_schema(resource.fields, true));
+        json!({ "$ref": format!("#/components/schemas/{create_name}") })
+    };
+    let create_name = format!("{name}CreateInput");
+    for member in resource.embedded {
+        let mut item = object_schema(member.fields, true);
+        item["properties"][member.parent_member] = json!({ "type": "integer", "const": 0,
+            "description": format!("0: the {} being created.", resource.noun) });
+        let property = json!({ "type": "array", "items": item,
+            "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS, "writeOnly": true,
+            "description": format!("{}s created with the {} in the same transaction, all or none (POST only); the response shows them under this member.", capitalize(member.noun), resource.noun) });
+        if let Some(properties) = schemas
+            .get_mut(&create_name)
+            .and_then(|schema| schema.get_mut("properties"))
+            .and_then(Value::as_object_mut)
+        {
+            properties.insert(member.member.to_owned(), property);
+        }
     }
     if ops.create {
         let body_schema = if ops.bulk_create {
-            json!({ "oneOf": [input, { "type": "array", "items": input, "minItems": 1,
+            json!({ "oneOf": [create_input, { "type": "array", "items": create_input, "minItems": 1,
                 "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS }] })
         } else {
-            input.clone()
+            create_input.clone()
         };
         collection.insert("post".into(), json!({
             "tags": tag, "summary": format!("Create a {}", resource.noun),
@@ -549,6 +577,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         sort_keys: &crate::routes::reference_data_summary::SORT_KEYS,
         created_status: 200,
         headers: &[],
+        embedded: &[],
     };
     let mut summary_parameters = vec![
         json!({ "name": "referenceDataSummaryType", "in": "path", "required": true,

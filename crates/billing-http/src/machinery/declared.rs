@@ -102,6 +102,7 @@ macro_rules! api_resource {
                 storage: $($storage:ident)::+
                 $(, operations: $operations:expr)?
                 $(, created_status: $created_status:expr)?
+                $(, embedded: $embedded:expr)?
                 $(,)?
             }
         )
@@ -251,6 +252,8 @@ macro_rules! api_resource {
                 const WRITE: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::$write;
                 const OPERATIONS: Operations = $crate::first_of!($($operations,)? Operations::ALL);
                 const CREATED_STATUS: u16 = $crate::first_of!($($created_status,)? 201);
+                const EMBEDDED: &'static [$crate::machinery::embedded::Embedded] =
+                    $crate::first_of!($($embedded,)? &[]);
                 const FIELDS: &'static [Field] = &[
                     $crate::resources::common::ID,
                     $($crate::api_field!(

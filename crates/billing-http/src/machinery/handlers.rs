@@ -141,6 +141,19 @@ fn check_body_members<R: Resource>(
         .map_err(|errors| ApiError::validation(errors).within(prefix))
 }
 
+/// A create body → its input and, for each member of `R::EMBEDDED`, the embedded bodies it
+/// carried (taken out before the body is checked as `R`'s).
+fn parse_create<R: Resource>(
+    mut body: Value,
+    prefix: &str,
+) -> Result<(R::Input, Vec<Vec<Value>>), ApiError> {
+    let embedded = R::EMBEDDED
+        .iter()
+        .map(|member| member.take(&mut body, prefix))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((parse_input::<R>(body, prefix, Origin::Client)?, embedded))
+}
+
 /// Body → input: members checked, types checked (naming the field), garde rules checked.
 pub fn parse_input<R: Resource>(
     body: Value,
@@ -236,25 +249,31 @@ pub async fn create<R: Resource>(
         Value::Array(elements) => elements.iter().flat_map(write_only_values::<R>).collect(),
         single => write_only_values::<R>(single),
     };
-    let (mut inputs, many) = match body {
+    let (parsed, many) = match body {
         Value::Array(elements) if R::OPERATIONS.bulk_create => {
             check_bulk_size(&elements)?;
             // Every element is checked, so one answer names every broken field of the batch.
-            let mut inputs = Vec::with_capacity(elements.len());
+            let mut parsed = Vec::with_capacity(elements.len());
             let mut errors = Vec::new();
             for (index, element) in elements.into_iter().enumerate() {
-                match parse_input::<R>(element, &format!("[{index}]"), Origin::Client) {
-                    Ok(input) => inputs.push(input),
+                match parse_create::<R>(element, &format!("[{index}]")) {
+                    Ok(one) => parsed.push(one),
                     Err(error) => errors.extend(error.into_field_errors()?),
                 }
             }
             if !errors.is_empty() {
                 return Err(ApiError::validation(ValidationErrors { errors }));
             }
-            (inputs, true)
+            (parsed, true)
         }
-        single => (vec![parse_input::<R>(single, "", Origin::Client)?], false),
+        single => (vec![parse_create::<R>(single, "")?], false),
     };
+    let (mut inputs, embedded): (Vec<_>, Vec<_>) = parsed.into_iter().unzip();
+    for (member, elements) in R::EMBEDDED.iter().zip(embedded.iter().flatten()) {
+        if !elements.is_empty() {
+            caller.require(member.permission)?;
+        }
+    }
     // Slow work (password hashing) happens here, before the transaction opens.
     let prepared = R::prepare(&state, values).await?;
     for (index, input) in inputs.iter_mut().enumerate() {
@@ -277,13 +296,15 @@ pub async fn create<R: Resource>(
                 }
             }
             let mut records = Vec::with_capacity(inputs.len());
-            for (index, input) in inputs.into_iter().enumerate() {
+            let mut shown = Vec::with_capacity(inputs.len());
+            for (index, (input, embedded)) in inputs.into_iter().zip(embedded).enumerate() {
                 let element = if many {
                     format!("[{index}]")
                 } else {
                     String::new()
                 };
                 let record = R::create(c, &caller, input).map_err(|e| e.within(&element))?;
+                let mut json = to_json(&record)?;
                 audit::record(
                     c,
                     &writer,
@@ -291,22 +312,27 @@ pub async fn create<R: Resource>(
                     R::PATH,
                     R::id(&record),
                     None,
-                    Some(&to_json(&record)?),
+                    Some(&json),
                 )?;
+                // Records created inside this one (a customer's sites) follow it, and the
+                // response shows them under their member.
+                for (member, elements) in R::EMBEDDED.iter().zip(embedded) {
+                    let created =
+                        member.create_all(c, &writer, R::id(&record), elements, &element)?;
+                    json[member.member] = Value::Array(created);
+                }
                 records.push(record);
+                shown.push(json);
             }
             let (body, location, etag) = if many {
-                (to_json(&records)?, None, None)
+                (Value::Array(shown), None, None)
             } else {
-                let record = records
+                let (record, json) = records
                     .first()
+                    .zip(shown.pop())
                     .ok_or_else(|| ApiError::internal("create returned nothing"))?;
                 let location = format!("/v1/{}/{}", R::PATH, R::id(record));
-                (
-                    to_json(record)?,
-                    Some(location),
-                    Some(R::entity_tag(record)),
-                )
+                (json, Some(location), Some(R::entity_tag(record)))
             };
             let response = StoredResponse {
                 status: R::CREATED_STATUS,

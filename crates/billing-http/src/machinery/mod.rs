@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod declared;
+pub mod embedded;
 pub mod handlers;
 pub mod idempotency;
 pub mod kinds;

@@ -381,6 +381,8 @@ pub trait Resource: Sized + 'static {
     const CREATED_STATUS: u16 = 201;
     /// The request headers its replace and patch read.
     const HEADERS: &'static [HeaderParam] = &[];
+    /// Members of a create body holding records of other resources, created with it.
+    const EMBEDDED: &'static [super::embedded::Embedded] = &[];
 
     /// The JSON form returned to clients.
     type Record: Serialize + Versioned + Send + 'static;

@@ -18,6 +18,9 @@ billing_domain::customers!(
         read: ReadCustomers,
         write: WriteCustomers,
         storage: billing_persistence::customers,
+        embedded: &[crate::machinery::embedded::Embedded::of::<
+            crate::resources::sites::Sites,
+        >("sites", billing_domain::json_name!(customer_id),)],
     }
 );
 

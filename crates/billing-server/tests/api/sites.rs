@@ -554,6 +554,46 @@ api_test! {
         assert!(parameters.iter().any(|p| p["name"] == "cascade_end_date" && p["in"] == "header"), "{parameters:?}");
     }
 
+    fn a_customer_is_created_with_its_sites_in_one_transaction(app) {
+        let w = world(&app);
+        let customer = |sites: Value| json!({ "customerName": "New Co", "customerReference": "N-1",
+            "contractOwnerId": w.owner, "billingCycleId": w.cycle, "startDate": "2026-01-01", "sites": sites });
+        let embedded = |name: &str| with(site_body(&w, name), "/customerId", json!(0));
+        let created = app.post("/v1/customers", customer(json!([embedded("North"), embedded("South")])));
+        assert_eq!(created.status, 201, "{}", created.text);
+        let body = created.json();
+        let sites = body["sites"].as_array().expect("the created sites").clone();
+        assert_eq!(sites.len(), 2);
+        assert!(sites.iter().all(|site| site["customerId"] == body["id"] && site["siteAddress"]["id"].is_i64()));
+        assert_eq!(count(&app, &format!("customerId={}", body["id"])), 2);
+        // The customer as read has no sites member; its sites are read as sites.
+        assert!(app.get(&format!("/v1/customers/{}", body["id"])).json().get("sites").is_none());
+        let events = app.get("/v1/audit-events?page=1&pageSize=10&resource=sites").json();
+        assert_eq!(events.as_array().expect("events").len(), 2, "each site is audited");
+        // One broken site: nothing is written, and the error names it within the body.
+        let customers_before = app.get("/v1/customers?page=1&pageSize=100").json().as_array().expect("array").len();
+        let broken = app.post("/v1/customers", customer(json!([embedded("East"), with(embedded("West"), "/siteAddress/town", json!(""))])));
+        assert_eq!(broken.error_fields(), vec!["sites[1].siteAddress.town"]);
+        let mismatched = app.post("/v1/customers", customer(json!([with(embedded("East"), "/customerId", json!(w.customer))])));
+        assert_eq!(mismatched.error_fields(), vec!["sites[0].customerId"]);
+        assert_eq!(app.post("/v1/customers", customer(json!({ "siteName": "x" }))).error_fields(), vec!["sites"]);
+        let rule = with(embedded("Two marks"), "/siteContacts/1/contactNameToAppearOnInvoice", json!(true));
+        assert_eq!(app.post("/v1/customers", customer(json!([rule]))).error_fields(), vec!["sites[0].siteContacts[1].receiveInvoiceBy"]);
+        assert_eq!(app.get("/v1/customers?page=1&pageSize=100").json().as_array().expect("array").len(), customers_before);
+        assert_eq!(count(&app, ""), 2);
+        // A customer created without sites answers as before; sites are not accepted by PUT.
+        let bare = app.post("/v1/customers", customer(json!([])));
+        assert_eq!(bare.status, 201);
+        let path = format!("/v1/customers/{}", bare.json()["id"]);
+        let mut replacement = customer(json!([]));
+        assert_eq!(app.put(&path, replacement.clone()).error_fields(), vec!["sites"]);
+        replacement.as_object_mut().expect("object").remove("sites");
+        assert_eq!(app.put(&path, replacement).status, 200);
+        // A user who may not write customers (nor sites) is refused before anything is read.
+        let reader = app.user_with_roles("reference", &["REFERENCE_DATA_MANAGER"]);
+        app.post_as(&reader, "/v1/customers", customer(json!([embedded("North")]))).assert_problem(403);
+    }
+
     fn ad_hoc_bill_runs_name_sites(app) {
         let w = world(&app);
         let one = create_site(&app, site_body(&w, "One"));
