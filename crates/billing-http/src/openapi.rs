@@ -38,7 +38,7 @@ impl ResourceDoc {
             operations: R::OPERATIONS,
             fields: R::FIELDS,
             filters: R::FILTERS,
-            sort_keys: R::SORT_KEYS,
+            sort_keys: R::sort_keys(),
             created_status: R::CREATED_STATUS,
             headers: R::HEADERS,
             embedded: R::EMBEDDED,
@@ -339,7 +339,12 @@ fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
     if paged {
         parameters.push(json!({ "name": "page", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1 } }));
         parameters.push(json!({ "name": "pageSize", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 1000 } }));
-        let sort_key = format!("({})(:(asc|desc))?", resource.sort_keys.join("|"));
+        let escaped: Vec<String> = resource
+            .sort_keys
+            .iter()
+            .map(|key| key.replace('.', "\\."))
+            .collect();
+        let sort_key = format!("({})(:(asc|desc))?", escaped.join("|"));
         parameters.push(json!({ "name": "sort", "in": "query", "required": false,
             "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
             "schema": { "type": "string", "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
@@ -349,9 +354,35 @@ fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
             .filter(|f| f.access != Access::WriteOnly)
             .map(|f| f.name)
             .collect();
-        let field = format!("({})", readable.join("|"));
+        // A member of an owned object may be asked for alone: `siteAddress.town`.
+        let nested: Vec<String> = resource
+            .fields
+            .iter()
+            .filter(|f| f.owned)
+            .filter_map(|f| match f.field_type {
+                FieldType::Object(members) => Some((f.name, members)),
+                _ => None,
+            })
+            .flat_map(|(object, members)| {
+                members
+                    .iter()
+                    .filter(|m| m.access != Access::WriteOnly)
+                    .map(move |m| format!("{object}\\.{}", m.name))
+            })
+            .collect();
+        let choices: Vec<String> = readable
+            .iter()
+            .map(|name| (*name).to_owned())
+            .chain(nested.iter().cloned())
+            .collect();
+        let field = format!("({})", choices.join("|"));
+        let nested_note = if nested.is_empty() {
+            String::new()
+        } else {
+            " A member of an owned object may be named alone (object.member).".to_owned()
+        };
         parameters.push(json!({ "name": "fields", "in": "query", "required": false,
-            "description": format!("Comma-separated top-level fields to return: {}.", readable.join(", ")),
+            "description": format!("Comma-separated top-level fields to return: {}.{nested_note}", readable.join(", ")),
             "schema": { "type": "string", "pattern": format!("^{field}(,{field})*$") } }));
     }
     parameters.extend(resource.filters.iter().map(filter_parameter));

@@ -475,3 +475,4 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(sites, adhoc_bill_run_sites);
+diesel::allow_tables_to_appear_in_same_query!(sites, site_addresses);

@@ -20,7 +20,9 @@ macro_rules! stored_resource {
                 $(= $default:expr)?
             ),* $(,)?
         }
-        $(children { $($children:tt)* })?
+        $(children {
+            $( $(#[doc = $cdoc:literal])* $cfield:ident : $cmult:ident $ctable:ident ),* $(,)?
+        })?
         $(scope { $scope:ident $(in $stable:ident . $sowner:ident)* })?
         $(headers { $($headers:tt)* })?
         rules { $($rules:tt)* }
@@ -160,6 +162,10 @@ macro_rules! stored_resource {
                             continue;
                         }
                     )*
+                    // A member of an owned single object: `siteAddress.town`.
+                    $($(
+                        $crate::nested_sort!($cmult, $ctable, (sorted, name, key, $table, $cfield));
+                    )*)?
                     return Err($crate::PersistenceError::UnknownField(name.to_owned()));
                 }
                 let mut sorted = sorted.then_order_by($table::id.asc());
@@ -201,6 +207,9 @@ macro_rules! stored_child {
             use ::billing_domain::kinds::*;
             use $crate::error::PersistenceResult;
             use $crate::schema::$table;
+
+            /// The column naming an element's parent (for sorting parents by a member).
+            pub use $crate::schema::$table::$parent as parent_column;
 
             /// A stored element, as `schema.rs` says the table is.
             #[derive(Debug, Clone, PartialEq, ::diesel::Queryable, ::diesel::Selectable)]
@@ -308,6 +317,58 @@ macro_rules! stored_child {
             }
         }
         pub use self::stored::*;
+    };
+}
+
+/// Sorts a page by the members of an owned single object (`one`, `optional_one`); lists have
+/// no member to sort by. Expands the child's declaration into one arm per member.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! nested_sort {
+    (one, $ctable:ident, $with:tt) => {
+        ::billing_domain::$ctable!($crate::nested_sort_arms, $with)
+    };
+    (optional_one, $ctable:ident, $with:tt) => {
+        ::billing_domain::$ctable!($crate::nested_sort_arms, $with)
+    };
+    ($multiplicity:ident, $ctable:ident, $with:tt) => {};
+}
+
+/// One sort arm per member of a child table: `parent.member` orders by a correlated subquery
+/// of the child's value (NULL, when the object is absent, sorts as the largest value).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! nested_sort_arms {
+    (
+        (($sorted:ident, $name:ident, $key:ident, $parent:ident, $cfield:ident))
+        $(#[doc = $resource_doc:literal])*
+        $table:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
+                $(references($rtable:ident, $rnoun:literal))?
+                $([$modifier:ident])?
+                $(= $default:expr)?
+            ),* $(,)?
+        }
+        $(children { $($children:tt)* })?
+        rules { $($rules:tt)* }
+        extra_filters { $($declared_extra:tt)* }
+    ) => {
+        if let Some((object, member)) = $name.split_once('.')
+            && object == ::billing_domain::json_name!($cfield)
+        {
+            $(
+                if member == ::billing_domain::json_name!($field) {
+                    let value = $crate::schema::$table::table
+                        .filter($crate::$table::parent_column.eq($crate::schema::$parent::id))
+                        .select($crate::schema::$table::$field)
+                        .single_value();
+                    $sorted = $crate::sort_column!(nullable, $sorted, value, $key.descending);
+                    continue;
+                }
+            )*
+        }
     };
 }
 

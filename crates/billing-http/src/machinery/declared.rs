@@ -295,6 +295,13 @@ macro_rules! api_resource {
                 type Record = Record;
                 type Input = Input;
 
+                fn sort_keys() -> &'static [&'static str] {
+                    static KEYS: ::std::sync::OnceLock<Vec<&'static str>> = ::std::sync::OnceLock::new();
+                    KEYS.get_or_init(|| {
+                        $crate::machinery::resource::with_nested_sort_keys(Self::SORT_KEYS, Self::FIELDS)
+                    })
+                }
+
                 fn list(
                     connection: &mut ::billing_persistence::DbConnection,
                     caller: &::billing_auth::AuthenticatedUser,

@@ -6,7 +6,7 @@ use billing_domain::ValidationErrors;
 use billing_domain::query::{FieldFilter, ListQuery, PageRequest, parse_filter, parse_sort};
 use serde_json::Value;
 
-use super::resource::{Access, Field, FilterParam, Resource};
+use super::resource::{Access, Field, FieldType, FilterParam, Resource};
 use crate::error::ApiError;
 
 pub struct ListParams {
@@ -30,7 +30,7 @@ pub fn parse_list_params<R: Resource>(
     let shape = ListShape {
         fields: R::FIELDS,
         filters: R::FILTERS,
-        sort_keys: R::SORT_KEYS,
+        sort_keys: R::sort_keys(),
     };
     parse_list_params_of(shape, pairs, require_page)
 }
@@ -130,7 +130,16 @@ fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, Validation
         .collect();
     let mut names = Vec::new();
     for name in value.split(',') {
-        if !readable.contains(&name) {
+        // A member of an owned object: `siteAddress.town`.
+        let nested = name.split_once('.').is_some_and(|(object, member)| {
+            fields.iter().any(|field| {
+                field.name == object
+                    && field.owned
+                    && matches!(field.field_type, FieldType::Object(members)
+                        if members.iter().any(|m| m.name == member && m.access != Access::WriteOnly))
+            })
+        });
+        if !readable.contains(&name) && !nested {
             return Err(ValidationErrors::single(
                 "fields",
                 format!("unknown field '{name}'; fields: {}", readable.join(", ")),
@@ -143,7 +152,8 @@ fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, Validation
     Ok(names)
 }
 
-/// Keeps only `fields` of each object (all of them when `None`).
+/// Keeps only `fields` of each object (all of them when `None`); `object.member` keeps that
+/// member of an owned object (and the object, holding only the members asked for, or null).
 pub fn project(records: Vec<Value>, fields: &Option<Vec<String>>) -> Vec<Value> {
     let Some(fields) = fields else { return records };
     records
@@ -151,7 +161,30 @@ pub fn project(records: Vec<Value>, fields: &Option<Vec<String>>) -> Vec<Value> 
         .map(|record| match record {
             Value::Object(map) => Value::Object(
                 map.into_iter()
-                    .filter(|(key, _)| fields.contains(key))
+                    .filter_map(|(key, value)| {
+                        if fields.contains(&key) {
+                            return Some((key, value));
+                        }
+                        let members: Vec<&str> = fields
+                            .iter()
+                            .filter_map(|field| field.split_once('.'))
+                            .filter(|(object, _)| *object == key)
+                            .map(|(_, member)| member)
+                            .collect();
+                        if members.is_empty() {
+                            return None;
+                        }
+                        let value = match value {
+                            Value::Object(inner) => Value::Object(
+                                inner
+                                    .into_iter()
+                                    .filter(|(member, _)| members.contains(&member.as_str()))
+                                    .collect(),
+                            ),
+                            other => other,
+                        };
+                        Some((key, value))
+                    })
                     .collect(),
             ),
             other => other,

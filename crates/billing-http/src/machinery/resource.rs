@@ -384,6 +384,12 @@ pub trait Resource: Sized + 'static {
     /// Members of a create body holding records of other resources, created with it.
     const EMBEDDED: &'static [super::embedded::Embedded] = &[];
 
+    /// Every sort key: `SORT_KEYS`, and for a declared resource the members of its owned
+    /// single objects (`siteAddress.town`).
+    fn sort_keys() -> &'static [&'static str] {
+        Self::SORT_KEYS
+    }
+
     /// The JSON form returned to clients.
     type Record: Serialize + Versioned + Send + 'static;
     /// The JSON form accepted by create and replace (and produced by applying a patch).
@@ -466,6 +472,33 @@ pub trait Resource: Sized + 'static {
         let _ = (connection, caller, current);
         Err(ApiError::method_not_allowed("GET, HEAD"))
     }
+}
+
+/// `own` and the members of `fields`' owned single objects (`siteAddress.town`; not their ids,
+/// nor their own owned parts): what a declared resource's storage can sort by. The names are
+/// made once per resource and live for the process.
+pub fn with_nested_sort_keys(
+    own: &'static [&'static str],
+    fields: &'static [Field],
+) -> Vec<&'static str> {
+    let mut keys = own.to_vec();
+    for field in fields.iter().filter(|field| field.owned) {
+        if let FieldType::Object(members) = field.field_type {
+            for member in members.iter().filter(|member| {
+                !member.owned
+                    && member.name != "id"
+                    && !matches!(
+                        member.field_type,
+                        FieldType::Array(_) | FieldType::ObjectList(_)
+                    )
+            }) {
+                keys.push(Box::leak(
+                    format!("{}.{}", field.name, member.name).into_boxed_str(),
+                ));
+            }
+        }
+    }
+    keys
 }
 
 /// What [`Resource::prepare`] derived from write-only values, by value (a password and its hash).

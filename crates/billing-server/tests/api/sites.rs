@@ -501,6 +501,23 @@ api_test! {
         assert_eq!(sorted[0]["siteName"], "Gamma");
         assert_eq!(sorted[0].as_object().expect("row").len(), 3);
         assert_eq!(sorted[0]["siteAddress"]["town"], "Leeds");
+        // Sort and fields reach the members of the site's single parts.
+        let town = |name: &str, town: &str| {
+            let site = app.get(&format!("/v1/sites?page=1&pageSize=1&siteName={}", name.replace(' ', "%20"))).json();
+            let path = format!("/v1/sites/{}", site[0]["id"]);
+            assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/siteAddress/town", "value": town }])).status, 200);
+        };
+        town("Beta York", "York");
+        town("Delta", "Bath");
+        let by_town = app.get("/v1/sites?page=1&pageSize=10&sort=siteAddress.town,siteName:desc&fields=siteName,siteAddress.town").json();
+        let names: Vec<&str> = by_town.as_array().expect("rows").iter().map(|row| row["siteName"].as_str().unwrap_or_default()).collect();
+        assert_eq!(names, ["Delta", "Gamma", "Alpha Leeds", "Beta York"]);
+        assert_eq!(by_town[0], json!({ "siteName": "Delta", "siteAddress": { "town": "Bath" } }));
+        let by_method = app.get("/v1/sites?page=1&pageSize=10&sort=siteInvoiceDetails.paymentMethod:desc,id&fields=id").json();
+        assert_eq!(by_method[0]["id"], second["id"], "PROVIDER_B sorts after CHEQUE");
+        for bad in ["sort=siteAddress.colour", "sort=siteContacts.contactName", "fields=siteAddress.colour", "sort=siteAddress.id"] {
+            app.get(&format!("/v1/sites?page=1&pageSize=10&{bad}")).assert_problem(400);
+        }
         // HEAD: the count, 404 when nothing matches, never a body.
         let head = app.head(&format!("/v1/sites?customerId={}&activeSites=true", w.customer));
         assert_eq!(head.status, 200);
