@@ -79,6 +79,36 @@ pub fn settle_invoice_contact(
     errors.into_result(|| ())
 }
 
+/// A site's contacts once the invoice-contact rule holds: exactly one is marked (for a
+/// non-empty list) and it says how it receives invoices; every flag is decided. Made only by
+/// [`SiteContacts::settle`], so holding one is proof the rule holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteContacts(Vec<ContactInvoiceFlags>);
+
+impl SiteContacts {
+    /// Settles `contacts` (see [`settle_invoice_contact`]), naming broken members under
+    /// `list_path`.
+    pub fn settle(
+        list_path: &str,
+        mut contacts: Vec<ContactInvoiceFlags>,
+        previous_invoice_contact: Option<i64>,
+    ) -> Result<Self, ValidationErrors> {
+        settle_invoice_contact(list_path, &mut contacts, previous_invoice_contact)?;
+        Ok(Self(contacts))
+    }
+
+    /// The place of the invoice contact in the list (`None` for an empty list).
+    pub fn invoice_contact(&self) -> Option<usize> {
+        self.0
+            .iter()
+            .position(|contact| contact.name_on_invoice == Some(true))
+    }
+
+    pub fn contacts(&self) -> &[ContactInvoiceFlags] {
+        &self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +154,28 @@ mod tests {
         )];
         settle_invoice_contact("siteContacts", &mut chosen, None).expect("settled");
         insta::assert_snapshot!(settled(&chosen), @r#"Some(true) Some("EMAIL_AND_POST")"#);
+    }
+
+    #[test]
+    fn settled_contacts_name_their_invoice_contact() {
+        let settled = SiteContacts::settle(
+            "siteContacts",
+            vec![
+                contact(None, None, None, None),
+                contact(None, None, None, None),
+            ],
+            None,
+        )
+        .expect("settled");
+        assert_eq!(settled.invoice_contact(), Some(0));
+        assert!(
+            settled
+                .contacts()
+                .iter()
+                .all(|c| c.name_on_invoice.is_some())
+        );
+        let broken = vec![contact(None, None, Some(true), None)];
+        assert!(SiteContacts::settle("siteContacts", broken, None).is_err());
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod invoicing;
 pub mod repayment;
 
 pub use codes::{ContactRole, PaymentMethod, ReceiveBy};
-pub use contacts::{ContactInvoiceFlags, settle_invoice_contact};
+pub use contacts::{ContactInvoiceFlags, SiteContacts, settle_invoice_contact};
 pub use invoicing::{
     MandateFacts, ReceivingSiteFacts, check_invoice_routing, check_mandate, check_payment_terms,
     check_receiving_site,

@@ -8,8 +8,8 @@ use billing_domain::ValidationErrors;
 use billing_domain::customers::InvoiceTemplateType;
 use billing_domain::json_name;
 use billing_domain::sites::{
-    ContactInvoiceFlags, MandateFacts, ReceivingSiteFacts, check_invoice_routing, check_mandate,
-    check_receiving_site, is_ended, settle_invoice_contact,
+    ContactInvoiceFlags, MandateFacts, ReceivingSiteFacts, SiteContacts, check_invoice_routing,
+    check_mandate, check_receiving_site, is_ended,
 };
 use billing_persistence::{
     DbConnection, custom_field_definitions, inventory_items, invoice_templates,
@@ -153,7 +153,7 @@ fn settle_contacts(current: Option<&Record>, input: &mut Input, errors: &mut Val
             .find(|contact| contact.contact_name_to_appear_on_invoice)
             .map(|contact| contact.id)
     });
-    let mut flags: Vec<ContactInvoiceFlags> = input
+    let flags: Vec<ContactInvoiceFlags> = input
         .site_contacts
         .iter()
         .map(|contact| ContactInvoiceFlags {
@@ -163,11 +163,18 @@ fn settle_contacts(current: Option<&Record>, input: &mut Input, errors: &mut Val
             receive_invoice_by: contact.receive_invoice_by.clone(),
         })
         .collect();
-    if let Err(broken) = settle_invoice_contact(json_name!(site_contacts), &mut flags, previous) {
-        errors.errors.extend(broken.errors);
-        return;
-    }
-    for (contact, settled) in input.site_contacts.iter_mut().zip(flags) {
+    let settled = match SiteContacts::settle(json_name!(site_contacts), flags, previous) {
+        Ok(settled) => settled,
+        Err(broken) => {
+            errors.errors.extend(broken.errors);
+            return;
+        }
+    };
+    for (contact, settled) in input
+        .site_contacts
+        .iter_mut()
+        .zip(settled.contacts().iter().cloned())
+    {
         contact.contact_name_to_appear_on_invoice = Defaulted(settled.name_on_invoice);
         contact.receive_invoice_by = settled.receive_invoice_by;
     }
