@@ -191,6 +191,9 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
         if field.non_empty {
             schema["minItems"] = json!(1);
         }
+        if let Some(most) = field.max_items {
+            schema["maxItems"] = json!(most);
+        }
         if !input && field.access == Access::ReadOnly {
             schema["readOnly"] = json!(true);
         }

@@ -757,6 +757,7 @@ macro_rules! api_children_field {
         )
         .not_null()
         .owned()
+        .at_most($crate::machinery::members::MAX_ELEMENTS)
     };
     (non_empty_list, $name:expr, $($child:ident)::+, $doc:expr) => {
         $crate::machinery::resource::Field::required(
@@ -766,6 +767,7 @@ macro_rules! api_children_field {
         )
         .non_empty()
         .owned()
+        .at_most($crate::machinery::members::MAX_ELEMENTS)
     };
     (one, $name:expr, $($child:ident)::+, $doc:expr) => {
         $crate::machinery::resource::Field::required(
@@ -790,6 +792,7 @@ macro_rules! api_children_field {
             $doc,
         )
         .not_null()
+        .at_most($crate::machinery::members::MAX_ELEMENTS)
     };
 }
 

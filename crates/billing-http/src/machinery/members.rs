@@ -16,19 +16,33 @@ pub enum Origin {
     Stored,
 }
 
-/// garde's check of an owned `list`: any number of elements.
-#[allow(clippy::ptr_arg)]
-pub fn list<T>(_: &Vec<T>, _: &()) -> garde::Result {
+/// The most elements an owned list (or a `values` list) holds: every element is a row written
+/// in the parent's transaction, so a body cannot make one write unbounded.
+pub const MAX_ELEMENTS: usize = 100;
+
+fn at_most<T>(elements: &[T]) -> garde::Result {
+    if elements.len() > MAX_ELEMENTS {
+        return Err(garde::Error::new(format!(
+            "must hold at most {MAX_ELEMENTS} elements (got {})",
+            elements.len()
+        )));
+    }
     Ok(())
 }
 
-/// garde's check of an owned `non_empty_list`: at least one element.
+/// garde's check of an owned `list`: up to [`MAX_ELEMENTS`] elements.
+#[allow(clippy::ptr_arg)]
+pub fn list<T>(elements: &Vec<T>, _: &()) -> garde::Result {
+    at_most(elements)
+}
+
+/// garde's check of an owned `non_empty_list`: at least one element, at most [`MAX_ELEMENTS`].
 #[allow(clippy::ptr_arg)]
 pub fn non_empty_list<T>(elements: &Vec<T>, _: &()) -> garde::Result {
     if elements.is_empty() {
         return Err(garde::Error::new("must hold at least one element"));
     }
-    Ok(())
+    at_most(elements)
 }
 
 /// garde's check of an owned `one`: the object must be there (`null` is refused).
@@ -39,10 +53,10 @@ pub fn one<T>(element: &Option<T>, _: &()) -> garde::Result {
     Ok(())
 }
 
-/// garde's check of a `values` list: any number of entries (each checked by its kind).
+/// garde's check of a `values` list: up to [`MAX_ELEMENTS`] entries (each checked by its kind).
 #[allow(clippy::ptr_arg)]
-pub fn values<T>(_: &Vec<T>, _: &()) -> garde::Result {
-    Ok(())
+pub fn values<T>(elements: &Vec<T>, _: &()) -> garde::Result {
+    at_most(elements)
 }
 
 /// garde's check of an owned `optional_one`: the object may be null or left out.

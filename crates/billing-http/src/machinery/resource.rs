@@ -86,6 +86,8 @@ pub struct Field {
     pub nullable: bool,
     /// An array that must hold at least one element (documented as `minItems: 1`).
     pub non_empty: bool,
+    /// The most elements an array may hold (documented as `maxItems`).
+    pub max_items: Option<usize>,
     /// An owned object or array of objects (a child table): its members are checked like the
     /// record's own at every depth, and its elements' ids are theirs, read-only.
     pub owned: bool,
@@ -110,6 +112,7 @@ impl Field {
             required,
             nullable,
             non_empty: false,
+            max_items: None,
             owned: false,
             default: None,
             description,
@@ -206,6 +209,12 @@ impl Field {
 
     pub const fn nullable(mut self) -> Self {
         self.nullable = true;
+        self
+    }
+
+    /// An array the server refuses when it holds more than `most` elements.
+    pub const fn at_most(mut self, most: usize) -> Self {
+        self.max_items = Some(most);
         self
     }
 

@@ -355,11 +355,19 @@ api_test! {
             vec!["siteInvoiceDetails.electronicSummaryTemplateIds"]);
         assert_eq!(refused("/siteInvoiceDetails/invoiceSummaryTemplateComponents", json!([{ "id": 1 }])),
             vec!["siteInvoiceDetails.invoiceSummaryTemplateComponents[0]"]);
+        // Owned lists are capped, so no body makes one write unbounded.
+        let contacts = |n: usize| json!((0..n).map(|i| json!({ "contactName": format!("C{i}"), "contactRole": "GENERAL" })).collect::<Vec<_>>());
+        assert_eq!(refused("/siteContacts", contacts(101)), vec!["siteContacts"]);
+        assert_eq!(app.post("/v1/contract-owners", json!({ "name": "Big", "subBrands": contacts(101).as_array().expect("array").iter()
+            .map(|_| json!({ "name": "B" })).collect::<Vec<_>>() })).error_fields(), vec!["subBrands"]);
         // A telephone number may be empty.
         let empty_phone = app.post("/v1/sites", with(site_body(&w, "A"), "/siteContacts/1/contactTelephoneNumber", json!("")));
         assert_eq!(empty_phone.status, 200, "{}", empty_phone.text);
         // Nothing refused was written.
         assert_eq!(count(&app, ""), 1);
+        let hundred = app.post("/v1/sites", with(site_body(&w, "Hundred"), "/siteContacts", contacts(100)));
+        assert_eq!(hundred.status, 200, "{}", hundred.text);
+        assert_eq!(hundred.json()["siteContacts"].as_array().expect("contacts").len(), 100);
         // A nested read-only member cannot be patched either.
         let path = format!("/v1/sites/{}", empty_phone.json()["id"]);
         assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/siteInvoiceDetails/mandateStatus", "value": "Active" }])).error_fields(), vec!["[0].path"]);
