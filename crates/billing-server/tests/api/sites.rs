@@ -372,6 +372,10 @@ api_test! {
         let path = format!("/v1/sites/{}", empty_phone.json()["id"]);
         assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/siteInvoiceDetails/mandateStatus", "value": "Active" }])).error_fields(), vec!["[0].path"]);
         assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/siteContacts/0/id", "value": 9 }])).error_fields(), vec!["[0].path"]);
+        // A part of the wrong JSON type is named, in words a client knows.
+        let wrong = app.patch(&path, json!([{ "op": "replace", "path": "/siteContacts/0", "value": "x" }]));
+        assert_eq!(wrong.error_fields(), vec!["siteContacts[0]"]);
+        assert!(wrong.text.contains("expected an object"), "{}", wrong.text);
     }
 
     fn payment_terms_mandates_and_templates_are_checked(app) {
