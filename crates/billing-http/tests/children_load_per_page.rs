@@ -24,17 +24,47 @@ fn administrator() -> AuthenticatedUser {
     }
 }
 
-fn open(name: &str) -> (Database, std::path::PathBuf) {
+/// A fresh database: SQLite in a temporary directory, or a new PostgreSQL database on the
+/// server of `TEST_DATABASE_URL` when `postgres` (dropped by the returned guard).
+struct Fresh {
+    database: Database,
+    directory: std::path::PathBuf,
+    postgres: Option<(String, String)>,
+}
+
+impl Drop for Fresh {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.directory);
+        if let Some((server, name)) = &self.postgres {
+            let _ = billing_persistence::scratch::drop_postgres_database(server, name);
+        }
+    }
+}
+
+fn open(name: &str, postgres: bool) -> Option<Fresh> {
     let directory = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&directory);
+    let (url, scratch) = if postgres {
+        let server = std::env::var("TEST_DATABASE_URL").ok()?;
+        let database = format!("{}_{}", name.replace('-', "_"), std::process::id());
+        let url = billing_persistence::scratch::create_postgres_database(&server, &database)
+            .expect("a scratch PostgreSQL database");
+        (Some(url), Some((server, database)))
+    } else {
+        (None, None)
+    };
     let database = Database::open(&DatabaseConfig {
-        url: None,
+        url,
         data_dir: directory.clone(),
         pool_size: 1,
         connection_timeout: Duration::from_secs(5),
     })
     .expect("database");
-    (database, directory)
+    Some(Fresh {
+        database,
+        directory,
+        postgres: scratch,
+    })
 }
 
 /// The records of the first page of `page_size` of `R`, and how many statements reading it ran.
@@ -77,7 +107,8 @@ fn create<R: Resource>(
 
 #[test]
 fn a_page_loads_children_in_one_query_per_child_table() {
-    let (database, directory) = open("children-per-page");
+    let fresh = open("children-per-page", false).expect("SQLite");
+    let database = &fresh.database;
     let caller = administrator();
     database
         .write(|connection| {
@@ -92,8 +123,8 @@ fn a_page_loads_children_in_one_query_per_child_table() {
             Ok::<_, billing_http::error::ApiError>(())
         })
         .expect("seeded");
-    let (small_page, small) = page_of::<ContractOwners>(&database, &caller, 2);
-    let (large_page, large) = page_of::<ContractOwners>(&database, &caller, 30);
+    let (small_page, small) = page_of::<ContractOwners>(database, &caller, 2);
+    let (large_page, large) = page_of::<ContractOwners>(database, &caller, 30);
     assert!(
         small_page
             .iter()
@@ -106,7 +137,6 @@ fn a_page_loads_children_in_one_query_per_child_table() {
         "the statements a page costs grow with its size"
     );
     assert_eq!(small, 3, "{small} statements for one page");
-    let _ = std::fs::remove_dir_all(directory);
 }
 
 /// A page of sites: one count, one select of sites, and one select per owned table (address,
@@ -114,8 +144,21 @@ fn a_page_loads_children_in_one_query_per_child_table() {
 /// and for a caller restricted to contract owners too (the scope is a subquery of the same
 /// statements).
 #[test]
-fn a_page_of_sites_costs_one_query_per_table_at_every_depth() {
-    let (database, directory) = open("sites-per-page");
+fn a_page_of_sites_costs_one_query_per_table_at_every_depth_on_sqlite() {
+    sites_per_page(false);
+}
+
+#[test]
+fn a_page_of_sites_costs_one_query_per_table_at_every_depth_on_postgresql() {
+    sites_per_page(true);
+}
+
+fn sites_per_page(postgres: bool) {
+    let Some(fresh) = open("sites-per-page", postgres) else {
+        eprintln!("TEST_DATABASE_URL is not set: the PostgreSQL count is skipped");
+        return;
+    };
+    let database = &fresh.database;
     let caller = administrator();
     database
         .write(|connection| {
@@ -165,9 +208,9 @@ fn a_page_of_sites_costs_one_query_per_table_at_every_depth() {
         contract_owners: ContractOwnerScope::from_ids(&[1]),
         ..administrator()
     };
-    let (small_page, small) = page_of::<Sites>(&database, &caller, 2);
-    let (large_page, large) = page_of::<Sites>(&database, &caller, 30);
-    let (_, scoped) = page_of::<Sites>(&database, &restricted, 30);
+    let (small_page, small) = page_of::<Sites>(database, &caller, 2);
+    let (large_page, large) = page_of::<Sites>(database, &caller, 30);
+    let (_, scoped) = page_of::<Sites>(database, &restricted, 30);
     assert!(large_page.iter().chain(&small_page).all(|site| {
         site.site_contacts.len() == 2
             && site.site_address.is_some()
@@ -182,5 +225,4 @@ fn a_page_of_sites_costs_one_query_per_table_at_every_depth() {
     );
     assert_eq!(scoped, large, "the scope costs no statement of its own");
     assert_eq!(small, 7, "{small} statements for one page of sites");
-    let _ = std::fs::remove_dir_all(directory);
 }
