@@ -101,6 +101,11 @@ pub fn application(
                 .configure(resources::register_all),
         )
         .service(web::redirect("/docs", "/docs/"))
+        .service(single(
+            "/",
+            "GET",
+            web::get().to(routes::documentation::home),
+        ))
         .service(routes::documentation::swagger_ui())
         .default_service(web::to(unknown_route))
 }

@@ -50,6 +50,45 @@ impl ResourceDoc {
     }
 }
 
+/// The plural of a noun in English (`currency` → `currencies`, `ad hoc bill run` → `ad hoc bill
+/// runs`, `address` → `addresses`).
+pub fn plural(noun: &str) -> String {
+    let vowel_before_y = noun
+        .chars()
+        .rev()
+        .nth(1)
+        .is_some_and(|c| "aeiou".contains(c));
+    if noun.ends_with('y') && !vowel_before_y {
+        format!("{}ies", &noun[..noun.len() - 1])
+    } else if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| noun.ends_with(end))
+    {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    }
+}
+
+/// `a` or `an` and the noun.
+fn with_article(noun: &str) -> String {
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {noun}")
+}
+
+/// An operationId: the verb and the noun's words in lower camel case (`listAdHocBillRuns`).
+fn operation_id(verb: &str, noun: &str) -> String {
+    let mut id = verb.to_owned();
+    for word in noun.split([' ', '-']) {
+        id.push_str(&capitalize(word));
+    }
+    id
+}
+
 fn capitalize(word: &str) -> String {
     let mut chars = word.chars();
     chars
@@ -434,7 +473,8 @@ fn resource_paths(
 
     let mut collection = Map::new();
     collection.insert("get".into(), json!({
-        "tags": tag, "summary": format!("List {}s", resource.noun),
+        "tags": tag, "summary": format!("List {}", plural(resource.noun)),
+        "operationId": operation_id("list", &plural(resource.noun)),
         "description": format!("{}{}", resource.description, permission_note(resource.read)),
         "parameters": list_parameters(resource, true),
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
@@ -447,7 +487,8 @@ fn resource_paths(
         }))]), &[400, 401, 403]),
     }));
     collection.insert("head".into(), json!({
-        "tags": tag, "summary": format!("Check whether {}s matching the filters exist", resource.noun),
+        "tags": tag, "summary": format!("Check whether {} matching the filters exist", plural(resource.noun)),
+        "operationId": operation_id("count", &plural(resource.noun)),
         "parameters": list_parameters(resource, false),
         "responses": {
             "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
@@ -492,7 +533,8 @@ fn resource_paths(
             create_input.clone()
         };
         collection.insert("post".into(), json!({
-            "tags": tag, "summary": format!("Create a {}", resource.noun),
+            "tags": tag, "summary": format!("Create {}", with_article(resource.noun)),
+            "operationId": operation_id("create", resource.noun),
             "description": format!("Read-only fields are refused. Idempotency-Key makes retries safe for 24 hours.{}", permission_note(resource.write)),
             "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" } }],
             "requestBody": json_body(body_schema, "application/json"),
@@ -505,7 +547,8 @@ fn resource_paths(
     }
     if ops.bulk_update {
         collection.insert("patch".into(), json!({
-            "tags": tag, "summary": format!("Change several {}s", resource.noun),
+            "tags": tag, "summary": format!("Change several {}", plural(resource.noun)),
+            "operationId": operation_id("update", &plural(resource.noun)),
             "description": format!("An array of objects, each with the id of a record and the members to change; all or nothing.{}", permission_note(resource.write)),
             "requestBody": json_body(bulk_update_schema(resource.fields), "application/json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
@@ -522,10 +565,12 @@ fn resource_paths(
     item.insert("parameters".into(), json!([id_parameter()]));
     item.insert("get".into(), json!({
         "tags": tag, "summary": format!("Get one {}", resource.noun),
+        "operationId": operation_id("get", resource.noun),
         "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
     }));
     item.insert("head".into(), json!({
         "tags": tag, "summary": format!("Check one {} (as GET, without a body)", resource.noun),
+        "operationId": operation_id("check", resource.noun),
         "description": "Answers exactly as GET would (status, ETag, Content-Type, Content-Length) with no body.",
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
             "description": "Found; no body.",
@@ -542,14 +587,16 @@ fn resource_paths(
     })));
     if ops.replace {
         item.insert("put".into(), json!({
-            "tags": tag, "summary": format!("Replace a {}", resource.noun), "parameters": write_parameters,
+            "tags": tag, "summary": format!("Replace {}", with_article(resource.noun)), "parameters": write_parameters,
+            "operationId": operation_id("replace", resource.noun),
             "requestBody": json_body(input.clone(), "application/json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), one("Replaced."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
     }
     if ops.patch {
         item.insert("patch".into(), json!({
-            "tags": tag, "summary": format!("Patch a {} (RFC 6902)", resource.noun),
+            "tags": tag, "summary": format!("Patch {} (RFC 6902)", with_article(resource.noun)),
+            "operationId": operation_id("patch", resource.noun),
             "description": "Operations apply to the record's JSON form, all or nothing; the result is validated as a replace would be. Read-only fields cannot be changed; a failed test is 409.",
             "parameters": write_parameters,
             "requestBody": json_body(json!({ "$ref": "#/components/schemas/JsonPatch" }), "application/json-patch+json"),
@@ -558,7 +605,8 @@ fn resource_paths(
     }
     if ops.delete {
         item.insert("delete".into(), json!({
-            "tags": tag, "summary": format!("Delete a {}", resource.noun), "parameters": [if_match],
+            "tags": tag, "summary": format!("Delete {}", with_article(resource.noun)), "parameters": [if_match],
+            "operationId": operation_id("delete", resource.noun),
             "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Deleted." }))]), &[400, 401, 403, 404, 409, 412]),
         }));
     }
@@ -580,7 +628,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
     );
     let ok_tokens = json!({ "description": "Signed in.", "content": { "application/json": { "schema": tokens } } });
     paths.insert("/v1/authenticate".into(), json!({ "post": {
-        "tags": ["authentication"], "summary": "Sign in", "security": [],
+        "tags": ["authentication"], "summary": "Sign in", "security": [], "operationId": "signIn",
         "requestBody": json_body(json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
             "brand": { "type": "string", "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand." },
             "username": { "type": "string", "minLength": 1, "maxLength": 100 },
@@ -589,13 +637,13 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens.clone())]), &[400, 401, 413, 415, 429, 503]),
     }}));
     paths.insert("/v1/authenticate/refresh".into(), json!({ "post": {
-        "tags": ["authentication"], "summary": "Exchange a refresh token for a new pair", "security": [],
+        "tags": ["authentication"], "summary": "Exchange a refresh token for a new pair", "security": [], "operationId": "refreshTokens",
         "description": "Refresh tokens rotate: each works once. Presenting a used one revokes its whole family.",
         "requestBody": refresh_body,
         "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens)]), &[400, 401, 413, 415]),
     }}));
     paths.insert("/v1/authenticate/revoke".into(), json!({ "post": {
-        "tags": ["authentication"], "summary": "Sign out: revoke a refresh token and its family", "security": [],
+        "tags": ["authentication"], "summary": "Sign out: revoke a refresh token and its family", "security": [], "operationId": "signOut",
         "requestBody": refresh_body,
         "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Revoked." }))]), &[400, 413, 415]),
     }}));
@@ -622,30 +670,100 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
     let summary_rows = json!({ "type": "array", "items": object_schema(&crate::routes::reference_data_summary::FIELDS, false) });
     paths.insert("/v1/reference-data-summary/{referenceDataSummaryType}/{id}".into(), json!({ "get": {
         "tags": ["reference-data-summary"], "summary": "The rating rows of a call class, a dialstring or a charge group",
+        "operationId": "listReferenceDataSummaryRows",
         "description": "CALL_CLASS and DIALSTRING give that record's row; CHARGE_GROUP gives a row per dialstring and per call class of each of its source charge groups, and one row of a source charge group's own fields when it has neither. A row has the members its kind has. Needs permission REFERENCE_DATA_READ.",
         "parameters": summary_parameters,
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({ "description": "One page of rows.",
             "headers": { "X-Total-Count": { "schema": { "type": "integer" } }, "Link": { "schema": { "type": "string" } } },
             "content": { "application/json": { "schema": summary_rows } } }))]), &[400, 401, 403, 404]),
     }}));
-    let health = |summary: &str| {
-        json!({ "get": { "tags": ["operations"], "summary": summary, "security": [],
+    let health = |summary: &str, id: &str| {
+        json!({ "get": { "tags": ["operations"], "summary": summary, "security": [], "operationId": id,
         "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })
     };
-    paths.insert("/health/live".into(), health("The process is up"));
-    paths.insert("/health/ready".into(), health("The database answers"));
+    paths.insert("/health/live".into(), health("The process is up", "live"));
+    paths.insert(
+        "/health/ready".into(),
+        health("The database answers", "ready"),
+    );
+    paths.insert("/".into(), json!({ "get": { "tags": ["operations"], "security": [], "operationId": "home",
+        "summary": "Where the documentation is",
+        "responses": { "307": { "description": "To /docs/, the documentation page (Swagger UI); the document itself is /v1/openapi.json.",
+            "headers": { "Location": { "schema": { "type": "string" } } } } } } }));
     paths.insert(
         "/metrics".into(),
-        json!({ "get": { "tags": ["operations"], "security": [],
+        json!({ "get": { "tags": ["operations"], "security": [], "operationId": "metrics",
             "summary": "Prometheus metrics: requests by method, route and status; latency histogram",
             "responses": { "200": { "description": "Text exposition format 0.0.4.",
                 "content": { "text/plain": { "schema": { "type": "string" } } } } } } }),
     );
     paths.insert(
         "/v1/openapi.json".into(),
-        json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [],
+        json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [], "operationId": "openapi",
         "responses": { "200": { "description": "OpenAPI 3.1 document." } } } }),
     );
+}
+
+/// Gives every operation without an `operationId` one made of its method and path, so
+/// generated clients name every call (`postV1RatingLookups`).
+fn name_operations(paths: &mut Value) {
+    let Value::Object(paths) = paths else { return };
+    for (path, item) in paths.iter_mut() {
+        let Value::Object(methods) = item else {
+            continue;
+        };
+        for (method, operation) in methods.iter_mut() {
+            if operation.get("operationId").is_none() && operation.is_object() {
+                let words: String = path
+                    .split(['/', '-', '{', '}', '.'])
+                    .filter(|word| !word.is_empty())
+                    .map(capitalize)
+                    .collect();
+                operation["operationId"] = json!(format!("{method}{words}"));
+            }
+        }
+    }
+}
+
+/// Markdown renderers (Swagger UI) drop `<value>` as an HTML tag: every `<placeholder>` in a
+/// description is set as code, so the filter syntax reads `<value>`, `in:<v1>,<v2>,…`.
+fn show_placeholders(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map.iter_mut() {
+                match member {
+                    Value::String(text) if key == "description" => *text = code_placeholders(text),
+                    other => show_placeholders(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(show_placeholders),
+        _ => {}
+    }
+}
+
+fn code_placeholders(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find('<') {
+        let Some(length) = rest[start..].find('>') else {
+            break;
+        };
+        let placeholder = &rest[start..=start + length];
+        let inside = &placeholder[1..placeholder.len() - 1];
+        let already_code = rest[..start].ends_with('`');
+        out.push_str(&rest[..start]);
+        if !already_code && !inside.is_empty() && !inside.contains([' ', '<']) {
+            out.push('`');
+            out.push_str(placeholder);
+            out.push('`');
+        } else {
+            out.push_str(placeholder);
+        }
+        rest = &rest[start + length + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A JSON Pointer (RFC 6901) to a member, as the server accepts it in a patch: `/` and then
@@ -679,6 +797,9 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
         "value": {},
         "from": json_pointer("The member a move or copy takes its value from.")
     }}}));
+    let mut paths = Value::Object(paths);
+    name_operations(&mut paths);
+    show_placeholders(&mut paths);
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -728,6 +849,52 @@ mod tests {
             }
             _ => {}
         }
+    }
+
+    #[test]
+    fn every_operation_has_a_unique_operation_id_and_english_summary() {
+        let document = super::document(&crate::resources::documentation());
+        let mut ids = std::collections::BTreeSet::new();
+        for (path, item) in document["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().expect("item") {
+                if !operation.is_object() || method == "parameters" {
+                    continue;
+                }
+                let id = operation["operationId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{method} {path}"));
+                assert!(ids.insert(id.to_owned()), "{id} twice");
+            }
+        }
+        let summary = |path: &str, method: &str| {
+            document["paths"][path][method]["summary"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert_eq!(summary("/v1/currencies", "get"), "List currencies");
+        assert_eq!(
+            summary("/v1/adhoc-bill-runs", "post"),
+            "Create an ad hoc bill run"
+        );
+        assert_eq!(
+            document["paths"]["/v1/adhoc-bill-runs"]["get"]["operationId"],
+            "listAdHocBillRuns"
+        );
+        assert_eq!(super::plural("address"), "addresses");
+        assert_eq!(super::plural("key"), "keys");
+    }
+
+    #[test]
+    fn filter_placeholders_survive_markdown() {
+        assert_eq!(
+            super::code_placeholders("Syntax: <value>, in:<v1>,<v2>,… or like:<value>."),
+            "Syntax: `<value>`, in:`<v1>`,`<v2>`,… or like:`<value>`."
+        );
+        assert_eq!(super::code_placeholders("a `<b>` c < d"), "a `<b>` c < d");
+        let document = super::document(&crate::resources::documentation());
+        let text = document.to_string();
+        assert!(!text.contains(" <value>"), "a bare placeholder is left");
     }
 
     #[test]

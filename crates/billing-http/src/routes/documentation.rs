@@ -9,6 +9,13 @@ pub async fn openapi(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(&state.openapi)
 }
 
+/// `GET /`: to the documentation page (307), which names the document it shows.
+pub async fn home() -> HttpResponse {
+    HttpResponse::TemporaryRedirect()
+        .insert_header((actix_web::http::header::LOCATION, "/docs/"))
+        .finish()
+}
+
 /// Swagger UI at `/docs/`, pointed at `/v1/openapi.json`.
 pub fn swagger_ui() -> utoipa_swagger_ui::SwaggerUi {
     utoipa_swagger_ui::SwaggerUi::new("/docs/{_:.*}")

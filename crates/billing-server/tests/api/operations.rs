@@ -79,5 +79,9 @@ api_test! {
             assert!(item.get(method).is_some(), "{method}");
         }
         assert!(paths["/v1/reference-data-source-charge-groups"].get("head").is_some());
+        // The root points to the documentation: the client follows the 307 to the docs page.
+        let home = app.send("GET", "/", None, &[], None);
+        assert_eq!(home.status, 200);
+        assert!(home.text.to_lowercase().contains("swagger"), "{}", home.text);
     }
 }
