@@ -37,23 +37,38 @@ pub struct DatabaseConfig {
     pub connection_timeout: Duration,
 }
 
+/// The forms a database URL may take, for the error that names them.
+const ACCEPTED_URLS: &str = "postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, \
+     sqlite://PATH or a plain file path for SQLite, or unset for billing.db in the data directory";
+
 impl DatabaseConfig {
-    fn resolve(&self) -> (Backend, String) {
+    /// The backend and its connection string. A URL with any other scheme (`postgress://`,
+    /// `mysql://`) is an error naming the accepted forms, never a SQLite file of that name.
+    pub fn resolve(&self) -> PersistenceResult<(Backend, String)> {
         match self.url.as_deref() {
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                (Backend::Postgres, url.to_owned())
+                Ok((Backend::Postgres, url.to_owned()))
             }
-            Some(url) => (
+            Some(url) if url.starts_with("sqlite://") => Ok((
                 Backend::Sqlite,
-                url.strip_prefix("sqlite://").unwrap_or(url).to_owned(),
-            ),
-            None => (
+                url.trim_start_matches("sqlite://").to_owned(),
+            )),
+            Some(url) => match url.split_once("://") {
+                Some((scheme, _)) => Err(PersistenceError::Connection(format!(
+                    "DATABASE_URL has the scheme '{scheme}', which this service does not know; accepted: {ACCEPTED_URLS}"
+                ))),
+                None if url.trim().is_empty() => Err(PersistenceError::Connection(format!(
+                    "DATABASE_URL is empty; accepted: {ACCEPTED_URLS}"
+                ))),
+                None => Ok((Backend::Sqlite, url.to_owned())),
+            },
+            None => Ok((
                 Backend::Sqlite,
                 self.data_dir
                     .join("billing.db")
                     .to_string_lossy()
                     .into_owned(),
-            ),
+            )),
         }
     }
 }
@@ -98,7 +113,7 @@ impl Database {
     /// Connects (creating the SQLite file and its directory when needed) and runs pending
     /// migrations. A failure names its real cause.
     pub fn open(config: &DatabaseConfig) -> PersistenceResult<Self> {
-        let (backend, url) = config.resolve();
+        let (backend, url) = config.resolve()?;
         match backend {
             Backend::Postgres => {
                 let mut first = diesel::PgConnection::establish(&url)
@@ -195,5 +210,37 @@ impl Database {
                 .map_err(PersistenceError::from)
         })
         .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::*;
+
+    fn resolve(url: Option<&str>) -> Result<Backend, String> {
+        DatabaseConfig {
+            url: url.map(str::to_owned),
+            data_dir: PathBuf::from("data"),
+            pool_size: 1,
+            connection_timeout: Duration::from_secs(1),
+        }
+        .resolve()
+        .map(|(backend, _)| backend)
+        .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn only_known_schemes_are_accepted() {
+        assert_eq!(resolve(None), Ok(Backend::Sqlite));
+        assert_eq!(resolve(Some("postgres://u@h/d")), Ok(Backend::Postgres));
+        assert_eq!(resolve(Some("postgresql://u@h/d")), Ok(Backend::Postgres));
+        assert_eq!(
+            resolve(Some("sqlite:///var/lib/billing.db")),
+            Ok(Backend::Sqlite)
+        );
+        assert_eq!(resolve(Some("/var/lib/billing.db")), Ok(Backend::Sqlite));
+        insta::assert_snapshot!(resolve(Some("postgress://u@h/d")).unwrap_err(), @"cannot connect to the database: DATABASE_URL has the scheme 'postgress', which this service does not know; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a plain file path for SQLite, or unset for billing.db in the data directory");
+        assert!(resolve(Some("mysql://u@h/d")).is_err());
+        assert!(resolve(Some(" ")).is_err());
     }
 }

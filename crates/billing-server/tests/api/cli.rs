@@ -207,6 +207,33 @@ fn a_database_connection_failure_names_its_cause() {
 }
 
 #[test]
+fn an_unknown_database_scheme_is_refused_and_creates_no_file() {
+    for url in [
+        "postgress://me@127.0.0.1/billing",
+        "mysql://me@127.0.0.1/billing",
+    ] {
+        let directory = scratch();
+        let output = billing(&directory, &["migrate"], &[("DATABASE_URL", url)]);
+        assert!(!output.status.success(), "{url}");
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            message.contains("postgres://") && message.contains("sqlite://"),
+            "{message}"
+        );
+        let current = std::env::current_dir().expect("directory");
+        let scheme = url
+            .split_once(':')
+            .map(|(scheme, _)| scheme)
+            .unwrap_or_default();
+        assert!(
+            !current.join(format!("{scheme}:")).exists(),
+            "a file named after {url} was made"
+        );
+        assert!(!directory.join("billing.db").exists());
+    }
+}
+
+#[test]
 fn generate_then_rate_a_usage_file() {
     let dir = scratch();
     let tariff = dir.join("tariff");
