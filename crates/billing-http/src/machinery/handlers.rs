@@ -128,17 +128,30 @@ fn check_body_members<R: Resource>(
     required: bool,
     origin: Origin,
 ) -> Result<(), ApiError> {
+    let mut errors = ValidationErrors::default();
+    member_errors::<R>(body, prefix, required, origin, &mut errors)?;
+    errors
+        .into_result(|| ())
+        .map_err(|errors| ApiError::validation(errors).within(prefix))
+}
+
+/// The member checks of [`check_body_members`], pushed onto `errors`; `Err` when the body is
+/// not an object at all.
+fn member_errors<R: Resource>(
+    body: &Value,
+    prefix: &str,
+    required: bool,
+    origin: Origin,
+    errors: &mut ValidationErrors,
+) -> Result<(), ApiError> {
     let Value::Object(map) = body else {
         return Err(ApiError::field(
             if prefix.is_empty() { "body" } else { prefix },
             "must be a JSON object",
         ));
     };
-    let mut errors = ValidationErrors::default();
-    members::check_object(map, R::FIELDS, "", required, origin, &mut errors);
-    errors
-        .into_result(|| ())
-        .map_err(|errors| ApiError::validation(errors).within(prefix))
+    members::check_object(map, R::FIELDS, "", required, origin, errors);
+    Ok(())
 }
 
 /// A create body → its input and, for each member of `R::EMBEDDED`, the embedded bodies it
@@ -154,16 +167,44 @@ fn parse_create<R: Resource>(
     Ok((parse_input::<R>(body, prefix, Origin::Client)?, embedded))
 }
 
-/// Body → input: members checked, types checked (naming the field), garde rules checked.
+/// Body → input: members checked, types checked (naming the field), garde rules checked. All
+/// of a body's errors come back in one answer: unknown, missing and read-only members, members
+/// of the wrong JSON type, and the rules of the members that are well typed.
 pub fn parse_input<R: Resource>(
     body: Value,
     prefix: &str,
     origin: Origin,
 ) -> Result<R::Input, ApiError> {
-    check_body_members::<R>(&body, prefix, true, origin)?;
-    let input: R::Input = deserialize(body).map_err(|error| error.within(prefix))?;
-    validate(&input).map_err(|error| error.within(prefix))?;
-    Ok(input)
+    let mut errors = ValidationErrors::default();
+    member_errors::<R>(&body, prefix, true, origin, &mut errors)?;
+    let mut checked = body;
+    if let Value::Object(map) = &mut checked {
+        members::check_types(map, R::FIELDS, "", &mut errors);
+    }
+    if errors.is_empty() {
+        let input: R::Input = deserialize(checked).map_err(|error| error.within(prefix))?;
+        validate(&input).map_err(|error| error.within(prefix))?;
+        return Ok(input);
+    }
+    // The members left are well typed: their rules are checked too, and reported unless a
+    // member (or the part holding it) is already named.
+    if let Ok(input) = deserialize::<R::Input>(checked)
+        && let Err(rules) = validate(&input)
+        && let Ok(rule_errors) = rules.into_field_errors()
+    {
+        let named: Vec<String> = errors.errors.iter().map(|e| e.field.clone()).collect();
+        for error in rule_errors {
+            let covered = named.iter().any(|field| {
+                error.field == *field
+                    || error.field.starts_with(&format!("{field}."))
+                    || error.field.starts_with(&format!("{field}["))
+            });
+            if !covered {
+                errors.errors.push(error);
+            }
+        }
+    }
+    Err(ApiError::validation(errors).within(prefix))
 }
 
 pub async fn list<R: Resource>(

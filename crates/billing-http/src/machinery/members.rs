@@ -143,6 +143,125 @@ pub fn check_value(
     }
 }
 
+/// Checks the JSON type of every member of `map` that `fields` declares, at every depth of
+/// owned members, in plain words ("must be an integer", "must be a date as yyyy-MM-dd"), and
+/// removes each member found wrong (so the rest can still be checked by their rules). Unknown
+/// members are removed too: the member checks have named them.
+pub fn check_types(
+    map: &mut Map<String, Value>,
+    fields: &[Field],
+    path: &str,
+    errors: &mut ValidationErrors,
+) {
+    map.retain(|key, value| {
+        let Some(field) = fields.iter().find(|field| field.name == key) else {
+            return false;
+        };
+        // Read-only members are the member checks' to name; an owned element keeps its id.
+        let element_id = field.name == "id" && !path.is_empty();
+        if field.access == Access::ReadOnly && !element_id {
+            return false;
+        }
+        let member = join(path, key);
+        if value.is_null() {
+            if field.nullable || field.access == Access::ReadOnly {
+                return true;
+            }
+            errors.push(member, "must not be null");
+            return false;
+        }
+        match type_problem(value, &field.field_type, field.owned, &member, errors) {
+            Some(problem) => {
+                errors.push(member, problem);
+                false
+            }
+            None => true,
+        }
+    });
+}
+
+/// Why `value` is not of `field_type` (`None` when it is; errors inside owned parts go to
+/// `errors` with their own paths, and the broken elements are removed).
+fn type_problem(
+    value: &mut Value,
+    field_type: &FieldType,
+    owned: bool,
+    path: &str,
+    errors: &mut ValidationErrors,
+) -> Option<String> {
+    let wrong = |words: &str| Some(format!("must be {words}"));
+    match (field_type, value) {
+        (FieldType::Id | FieldType::Integer { .. }, Value::Number(number)) if number.is_i64() => {
+            None
+        }
+        (FieldType::Id | FieldType::Integer { .. }, Value::Number(number)) if number.is_u64() => {
+            wrong("an integer in range")
+        }
+        (FieldType::Id | FieldType::Integer { .. }, _) => wrong("an integer"),
+        (FieldType::Decimal { .. }, Value::Number(_)) => None,
+        (FieldType::Decimal { .. }, _) => wrong("a number"),
+        (FieldType::Boolean, Value::Bool(_)) => None,
+        (FieldType::Boolean, _) => wrong("true or false"),
+        (FieldType::Date, Value::String(text)) => billing_domain::dates::parse_date(text)
+            .is_none()
+            .then(|| "must be a date as yyyy-MM-dd (a day that exists)".to_owned()),
+        (FieldType::DateTime, Value::String(text)) => {
+            billing_domain::query::parse_utc_date_time(text)
+                .is_none()
+                .then(|| "must be a UTC date-time as yyyy-MM-ddTHH:mm:ssZ".to_owned())
+        }
+        (FieldType::Date, _) => wrong("a date as yyyy-MM-dd"),
+        (FieldType::DateTime, _) => wrong("a UTC date-time as yyyy-MM-ddTHH:mm:ssZ"),
+        (
+            FieldType::Text { .. }
+            | FieldType::Letters { .. }
+            | FieldType::Digits { .. }
+            | FieldType::Pattern { .. }
+            | FieldType::Enum(_)
+            | FieldType::Email { .. },
+            Value::String(_),
+        ) => None,
+        (
+            FieldType::Text { .. }
+            | FieldType::Letters { .. }
+            | FieldType::Digits { .. }
+            | FieldType::Pattern { .. }
+            | FieldType::Enum(_)
+            | FieldType::Email { .. },
+            _,
+        ) => wrong("a string"),
+        (FieldType::Object(members), Value::Object(inner)) => {
+            if owned {
+                check_types(inner, members, path, errors);
+            }
+            None
+        }
+        (FieldType::Object(_), _) => wrong("an object"),
+        (FieldType::ObjectList(_), Value::Array(items)) => items
+            .iter()
+            .any(|item| !item.is_object())
+            .then(|| "must be an array of objects".to_owned()),
+        (FieldType::Array(element), Value::Array(items)) => {
+            // Each element is checked and named by its place; broken ones are removed.
+            let mut index = 0;
+            items.retain_mut(|item| {
+                let at = format!("{path}[{index}]");
+                index += 1;
+                match type_problem(item, element, owned, &at, errors) {
+                    Some(message) => {
+                        errors.push(at, message);
+                        false
+                    }
+                    None => true,
+                }
+            });
+            None
+        }
+        (FieldType::Array(_) | FieldType::ObjectList(_), _) => wrong("an array"),
+        (FieldType::Json, _) => None,
+    }
+}
+
 /// What a JSON Pointer into a record names, walking owned fields: the deepest declared field
 /// and the type of the value at the pointer, with the pointer as a member path
 /// (`/subBrands/1/name` → `subBrands[1].name`; an appended element is `subBrands[-]`).

@@ -340,6 +340,41 @@ api_test! {
 }
 
 api_test! {
+    // A body's errors come back in one answer, in plain words: an unknown member, a date that
+    // does not exist, a string where an integer belongs and an empty name together.
+    fn every_error_of_a_body_is_named_in_one_answer(app) {
+        let reply = app.post("/v1/charge-groups", serde_json::json!({
+            "name": "", "chargeGroupCategoryId": "1", "startDate": "2026-02-30", "colour": "red"
+        }));
+        let body = reply.assert_problem(400);
+        let errors: Vec<(String, String)> = body["errors"].as_array().expect("errors").iter()
+            .map(|e| (e["field"].as_str().unwrap_or_default().to_owned(), e["message"].as_str().unwrap_or_default().to_owned()))
+            .collect();
+        insta::assert_debug_snapshot!(errors, @r#"
+        [
+            (
+                "colour",
+                "unknown field",
+            ),
+            (
+                "chargeGroupCategoryId",
+                "must be an integer",
+            ),
+            (
+                "startDate",
+                "must be a date as yyyy-MM-dd (a day that exists)",
+            ),
+            (
+                "name",
+                "must be 1 to 255 characters long (got 0)",
+            ),
+        ]
+        "#);
+        // In nested parts too, each named by its path.
+        let reply = app.post("/v1/contract-owners", serde_json::json!({ "name": 5, "subBrands": [{ "name": "" }, { "name": true }, "x"] }));
+        assert_eq!(reply.error_fields(), vec!["name", "subBrands[1].name", "subBrands[2]", "subBrands[0].name"]);
+    }
+
     fn control_characters_in_filters_and_sign_in_are_refused_cleanly(app) {
         let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=a%00b"));
         reply.assert_problem(400);

@@ -375,7 +375,7 @@ api_test! {
         // A part of the wrong JSON type is named, in words a client knows.
         let wrong = app.patch(&path, json!([{ "op": "replace", "path": "/siteContacts/0", "value": "x" }]));
         assert_eq!(wrong.error_fields(), vec!["siteContacts[0]"]);
-        assert!(wrong.text.contains("expected an object"), "{}", wrong.text);
+        assert!(wrong.text.contains("must be an object"), "{}", wrong.text);
     }
 
     fn payment_terms_mandates_and_templates_are_checked(app) {
