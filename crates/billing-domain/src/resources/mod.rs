@@ -31,5 +31,6 @@
 //! records; null when there is nothing to show), `created` and `updated` (server stamps).
 
 mod customers;
+pub mod parsed;
 mod reference_data;
 mod sites;

@@ -21,6 +21,20 @@ pub use repayment::check_repayment_plan;
 
 use chrono::NaiveDate;
 
+/// An address (2.6), parsed.
+pub use crate::resources::parsed::site_addresses::{
+    Draft as SiteAddressDraft, Parsed as SiteAddress,
+};
+/// A contact (2.8), parsed; the rule across contacts is [`SiteContacts`].
+pub use crate::resources::parsed::site_contacts::{Draft as ContactDraft, Parsed as Contact};
+/// Invoice details (2.7), parsed; the mandate rule is [`check_mandate`].
+pub use crate::resources::parsed::site_invoice_details::{
+    Draft as SiteInvoiceDetailsDraft, Parsed as SiteInvoiceDetails,
+};
+/// A site document as given, and once every member's kind, every declared rule and every part
+/// hold (`Site::parse(draft, "")`): made from the same declarations the service is.
+pub use crate::resources::parsed::sites::{Draft as SiteDraft, Parsed as Site};
+
 /// A site is ended when its end date is before `today` (UTC): it ends at the end of its
 /// end date (interface §3).
 pub fn is_ended(end_date: Option<NaiveDate>, today: NaiveDate) -> bool {
