@@ -66,7 +66,8 @@ pub trait Hooks: Shapes {
 
     /// Runs in the write's transaction once `record` is stored (`before` is the record a
     /// replace or patch changed): follow-on writes such as a cascade a declared header asks
-    /// for. An error rolls the whole write back.
+    /// for. An error rolls the whole write back. On a create, `options` carries no headers, no
+    /// patched paths and no request id (creates read no declared header).
     fn written(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,

@@ -308,15 +308,16 @@ fn label_custom_fields(
     Ok(())
 }
 
-/// A site that active sites send their invoices to keeps its invoice details and does not
-/// end (409): those sites would have nowhere to send them.
+/// A site that active sites send their invoices to keeps its invoice details, its customer and
+/// does not end (409): those sites would have nowhere to send them.
 fn check_still_receiving(
     connection: &mut DbConnection,
     site: &Record,
     input: &Input,
 ) -> ApiResult<()> {
     let ends = is_ended(input.end_date.map(|date| date.0), today());
-    if !ends && input.site_invoice_details.is_some() {
+    let moves = input.customer_id != site.customer_id;
+    if !ends && !moves && input.site_invoice_details.is_some() {
         return Ok(());
     }
     let senders: Vec<i64> = sites::active_senders_to(connection, site.id, today())?
@@ -328,6 +329,8 @@ fn check_still_receiving(
     }
     let what = if ends {
         "cannot end"
+    } else if moves {
+        "cannot move to another customer"
     } else {
         "must keep its siteInvoiceDetails"
     };

@@ -468,6 +468,7 @@ api_test! {
             { "op": "remove", "path": "/siteInvoiceDetails" },
             { "op": "replace", "path": "/siteIdReceivingInvoice", "value": spare["id"] }
         ])).assert_problem(409);
+        app.patch(&path, json!([{ "op": "replace", "path": "/customerId", "value": other }])).assert_problem(409);
         // An end date in the future does not end it.
         assert_eq!(app.patch(&path, json!([{ "op": "add", "path": "/endDate", "value": "2999-01-01" }])).status, 200);
         // Once the sender has ended, the receiving site may end too; an ended site receives nothing.
