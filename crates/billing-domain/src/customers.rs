@@ -16,6 +16,7 @@ impl InvoiceTemplateType {
 }
 
 impl crate::kinds::CodeSet for InvoiceTemplateType {
+    const NAME: &'static str = "InvoiceTemplateType";
     const CODES: &'static [&'static str] = &[
         Self::INVOICE,
         Self::INVOICE_SUMMARY,
@@ -32,5 +33,6 @@ pub enum MandateProvider {
 }
 
 impl crate::kinds::CodeSet for MandateProvider {
+    const NAME: &'static str = "MandateProvider";
     const CODES: &'static [&'static str] = &["PROVIDER_B", "PROVIDER_C", "PROVIDER_D"];
 }

@@ -27,6 +27,8 @@ pub trait Kind: 'static {
 
 /// A set of codes a field takes one of (enumerations).
 pub trait CodeSet: 'static {
+    /// The set's name in the interface's documentation (`ChargingUnitType`).
+    const NAME: &'static str;
     const CODES: &'static [&'static str];
 }
 

@@ -15,6 +15,7 @@ pub enum ChargingUnitType {
 }
 
 impl crate::kinds::CodeSet for ChargingUnitType {
+    const NAME: &'static str = "ChargingUnitType";
     const CODES: &'static [&'static str] = &Self::CODES;
 }
 

@@ -141,6 +141,7 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
         FieldType::DateTime => json!({ "type": "string", "format": "date-time" }),
         FieldType::Boolean => json!({ "type": "boolean" }),
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
+        FieldType::Codes(name, _) => json!({ "$ref": format!("#/components/schemas/{name}") }),
         FieldType::Email { max } => {
             json!({ "type": "string", "format": "email", "maxLength": max })
         }
@@ -217,7 +218,9 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
                 }),
             )
         };
-        if field.nullable
+        if field.nullable && schema.get("$ref").is_some() {
+            schema = json!({ "anyOf": [schema, { "type": "null" }] });
+        } else if field.nullable
             && let Some(kind) = schema.get("type").cloned()
         {
             schema["type"] = json!([kind, "null"]);
@@ -613,27 +616,31 @@ fn resource_paths(
     paths.insert(format!("/v1/{}/{{id}}", resource.path), Value::Object(item));
 }
 
-fn hand_written_paths(paths: &mut Map<String, Value>) {
-    let tokens = json!({ "type": "object", "required": ["token", "tokenType", "expiresIn", "refreshToken", "username"], "properties": {
+fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, Value>) {
+    schemas.insert("Tokens".into(), json!({ "type": "object", "required": ["token", "tokenType", "expiresIn", "refreshToken", "username"], "properties": {
         "token": { "type": "string", "description": "JWT access token (HS256)." },
         "tokenType": { "type": "string", "enum": ["Bearer"] },
         "expiresIn": { "type": "integer", "description": "Seconds until the access token expires." },
         "refreshToken": { "type": "string", "description": "Single-use; exchange at /v1/authenticate/refresh." },
         "username": { "type": "string" }
-    }});
-    let refresh_body = json_body(
+    }}));
+    schemas.insert(
+        "RefreshTokenRequest".into(),
         json!({ "type": "object", "required": ["refreshToken"], "additionalProperties": false,
         "properties": { "refreshToken": { "type": "string" } } }),
-        "application/json",
     );
+    schemas.insert("SignIn".into(), json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
+        "brand": { "type": "string", "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand." },
+        "username": { "type": "string", "minLength": 1, "maxLength": 100 },
+        "password": { "type": "string", "minLength": 1, "maxLength": crate::routes::authentication::SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true }
+    }}));
+    let named = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
+    let tokens = named("Tokens");
+    let refresh_body = json_body(named("RefreshTokenRequest"), "application/json");
     let ok_tokens = json!({ "description": "Signed in.", "content": { "application/json": { "schema": tokens } } });
     paths.insert("/v1/authenticate".into(), json!({ "post": {
         "tags": ["authentication"], "summary": "Sign in", "security": [], "operationId": "signIn",
-        "requestBody": json_body(json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
-            "brand": { "type": "string", "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand." },
-            "username": { "type": "string", "minLength": 1, "maxLength": 100 },
-            "password": { "type": "string", "minLength": 1, "maxLength": crate::routes::authentication::SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true }
-        }}), "application/json"),
+        "requestBody": json_body(named("SignIn"), "application/json"),
         "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens.clone())]), &[400, 401, 413, 415, 429, 503]),
     }}));
     paths.insert("/v1/authenticate/refresh".into(), json!({ "post": {
@@ -702,6 +709,28 @@ fn hand_written_paths(paths: &mut Map<String, Value>) {
         json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [], "operationId": "openapi",
         "responses": { "200": { "description": "OpenAPI 3.1 document." } } } }),
     );
+}
+
+/// The named code sets `fields` use, at every depth, each as one component schema.
+fn code_set_schemas(fields: &[Field], schemas: &mut Map<String, Value>) {
+    fn visit(field_type: &FieldType, schemas: &mut Map<String, Value>) {
+        match field_type {
+            FieldType::Codes(name, codes) => {
+                schemas.insert(
+                    (*name).to_owned(),
+                    json!({ "type": "string", "enum": codes }),
+                );
+            }
+            FieldType::Object(members) | FieldType::ObjectList(members) => {
+                code_set_schemas(members, schemas)
+            }
+            FieldType::Array(element) => visit(element, schemas),
+            _ => {}
+        }
+    }
+    for field in fields {
+        visit(&field.field_type, schemas);
+    }
 }
 
 /// Gives every operation without an `operationId` one made of its method and path, so
@@ -782,7 +811,7 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
     for resource in resources {
         resource_paths(resource, &mut paths, &mut schemas);
     }
-    hand_written_paths(&mut paths);
+    hand_written_paths(&mut paths, &mut schemas);
     schemas.insert("Problem".into(), json!({ "type": "object", "required": ["type", "title", "status", "detail"], "properties": {
         "type": { "type": "string" }, "title": { "type": "string" }, "status": { "type": "integer" },
         "detail": { "type": "string" }, "instance": { "type": "string" }, "requestId": { "type": "string" },
@@ -791,6 +820,9 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
         "errors": { "type": "array", "items": { "type": "object", "required": ["field", "message"],
             "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } }
     }}));
+    for resource in resources {
+        code_set_schemas(resource.fields, &mut schemas);
+    }
     schemas.insert("JsonPatch".into(), json!({ "type": "array", "maxItems": 1000, "items": { "type": "object", "required": ["op", "path"], "properties": {
         "op": { "type": "string", "enum": ["add", "remove", "replace", "move", "copy", "test"] },
         "path": json_pointer("The member the operation applies to."),
@@ -883,6 +915,33 @@ mod tests {
         );
         assert_eq!(super::plural("address"), "addresses");
         assert_eq!(super::plural("key"), "keys");
+    }
+
+    #[test]
+    fn code_sets_are_named_component_schemas() {
+        let document = super::document(&crate::resources::documentation());
+        let schemas = &document["components"]["schemas"];
+        assert_eq!(
+            schemas["ChargingUnitType"]["enum"],
+            serde_json::json!(["DURATION", "MB", "ONE_OFF"])
+        );
+        assert_eq!(
+            schemas["ChargeGroupCategory"]["properties"]["chargingUnitType"]["$ref"],
+            "#/components/schemas/ChargingUnitType"
+        );
+        // A member that may be null refers to the set or null.
+        let receive = &schemas["Site"]["properties"]["siteContacts"]["items"]["properties"]["receiveInvoiceBy"];
+        assert_eq!(
+            receive["anyOf"][0]["$ref"], "#/components/schemas/ReceiveBy",
+            "{receive}"
+        );
+        assert_eq!(receive["anyOf"][1]["type"], "null");
+        let text = document.to_string();
+        assert_eq!(
+            text.matches("\"ONE_OFF\"").count(),
+            1,
+            "the set is written once"
+        );
     }
 
     #[test]
@@ -999,8 +1058,12 @@ mod tests {
             "the server refuses an empty list"
         );
 
-        let sign_in = &document["paths"]["/v1/authenticate"]["post"]["requestBody"]["content"]["application/json"]
-            ["schema"]["properties"];
+        assert_eq!(
+            document["paths"]["/v1/authenticate"]["post"]["requestBody"]["content"]["application/json"]
+                ["schema"]["$ref"],
+            "#/components/schemas/SignIn"
+        );
+        let sign_in = &schemas["SignIn"]["properties"];
         let accepted = |body: serde_json::Value| {
             let request: crate::routes::authentication::AuthenticateRequest =
                 serde_json::from_value(body).expect("the shape");

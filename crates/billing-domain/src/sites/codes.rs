@@ -14,6 +14,7 @@ pub enum ContactRole {
 }
 
 impl CodeSet for ContactRole {
+    const NAME: &'static str = "ContactRole";
     const CODES: &'static [&'static str] = &["ACCOUNTS", "TECHNICAL", "SALES", "GENERAL"];
 }
 
@@ -31,6 +32,7 @@ impl ReceiveBy {
 }
 
 impl CodeSet for ReceiveBy {
+    const NAME: &'static str = "ReceiveBy";
     const CODES: &'static [&'static str] = &["EMAIL", "POST", "EMAIL_AND_POST"];
 }
 
@@ -43,6 +45,7 @@ impl PaymentMethod {
 }
 
 impl CodeSet for PaymentMethod {
+    const NAME: &'static str = "PaymentMethod";
     const CODES: &'static [&'static str] = &[
         "CHEQUE",
         "DIRECT_DEBIT",

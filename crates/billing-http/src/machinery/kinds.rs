@@ -112,7 +112,7 @@ macro_rules! text_kind {
 
 text_kind!(Text<MIN, MAX>, FieldType::Text { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
 text_kind!(Letters<MIN, MAX>, FieldType::Letters { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
-text_kind!(Enum<E>, FieldType::Enum(E::CODES), [E: CodeSet]);
+text_kind!(Enum<E>, FieldType::Codes(E::NAME, E::CODES), [E: CodeSet]);
 text_kind!(Digits<MIN, MAX>, FieldType::Digits { min: MIN as u32, max: MAX as u32 }, [const MIN: usize, const MAX: usize]);
 text_kind!(
     Symbol,

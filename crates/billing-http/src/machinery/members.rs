@@ -218,6 +218,7 @@ fn type_problem(
             | FieldType::Digits { .. }
             | FieldType::Pattern { .. }
             | FieldType::Enum(_)
+            | FieldType::Codes(..)
             | FieldType::Email { .. },
             Value::String(_),
         ) => None,
@@ -227,6 +228,7 @@ fn type_problem(
             | FieldType::Digits { .. }
             | FieldType::Pattern { .. }
             | FieldType::Enum(_)
+            | FieldType::Codes(..)
             | FieldType::Email { .. },
             _,
         ) => wrong("a string"),

@@ -54,6 +54,8 @@ pub enum FieldType {
     DateTime,
     Boolean,
     Enum(&'static [&'static str]),
+    /// One of a named code set: documented once, as a component schema of that name.
+    Codes(&'static str, &'static [&'static str]),
     /// An e-mail address of at most `max` characters.
     Email {
         max: u32,
