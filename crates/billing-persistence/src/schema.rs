@@ -456,3 +456,14 @@ diesel::allow_tables_to_appear_in_same_query!(sites, inventory_items);
 diesel::allow_tables_to_appear_in_same_query!(sites, customers);
 diesel::allow_tables_to_appear_in_same_query!(sites, site_assigned_custom_fields);
 diesel::allow_tables_to_appear_in_same_query!(inventory_items, customers);
+
+diesel::table! {
+    rating_changes (id) {
+        id -> BigInt,
+        recorded_at -> Timestamp,
+        resource -> Text,
+        record_id -> BigInt,
+        before_state -> Nullable<Text>,
+        after_state -> Nullable<Text>,
+    }
+}
