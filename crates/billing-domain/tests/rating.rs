@@ -313,3 +313,28 @@ fn readers_see_whole_changes_while_a_writer_works() {
     }
     writer.join().expect("writer");
 }
+
+#[test]
+fn a_full_source_is_a_capacity_error_never_a_panic() {
+    use billing_domain::rating::ChangeError;
+    let tariff = synthetic::tariff(2_000, 1, 5);
+    let source = tariff.source_charge_groups[0].reference_data_source_id;
+    match RatingIndex::build_with_word_limit(&tariff, 1_000) {
+        Err(ChangeError::Capacity {
+            source_id,
+            limit_words: 1_000,
+        }) => assert_eq!(source_id, source),
+        other => panic!("expected a capacity error, got {other:?}"),
+    }
+    let mut small = tariff.clone();
+    small.dialstrings.truncate(10);
+    let mut index = RatingIndex::build_with_word_limit(&small, 1_000).expect("ten fit");
+    let refused = tariff.dialstrings[10..]
+        .iter()
+        .map(|record| index.add_dialstring(record))
+        .find_map(Result::err)
+        .expect("the limit is reached");
+    assert!(matches!(refused, ChangeError::Capacity { .. }), "{refused}");
+    let (words, limit) = index.source_words(source);
+    assert!(words <= limit, "{words} of {limit}");
+}

@@ -164,6 +164,11 @@ impl ApiError {
         })
     }
 
+    /// 507: the rating index cannot hold the data the request needs (never retried by waiting).
+    pub fn insufficient_storage(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::INSUFFICIENT_STORAGE, detail)
+    }
+
     pub fn internal(cause: impl Into<String>) -> Self {
         let cause = cause.into();
         Self::new(

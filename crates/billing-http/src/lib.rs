@@ -5,6 +5,7 @@
 //! served by [`machinery`]; every error becomes a response in [`error`], in one place.
 
 pub mod error;
+pub mod live_rating;
 pub mod machinery;
 pub mod metrics;
 pub mod openapi;
@@ -92,6 +93,11 @@ pub fn application(
                     "/reference-data-summary/{type}/{id}",
                     "GET",
                     web::get().to(routes::reference_data_summary::summary_rows),
+                ))
+                .service(single(
+                    "/rating/lookups",
+                    "POST",
+                    web::post().to(routes::rating_lookups::lookups),
                 ))
                 .service(single(
                     "/openapi.json",

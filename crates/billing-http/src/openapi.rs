@@ -318,6 +318,12 @@ const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
         Some("Retry-After"),
     ),
     (
+        507,
+        "InsufficientStorage",
+        "The rating index cannot hold the named source's data (its dialstrings exceed the engine's limit): lookups against it are refused until its data fits.",
+        None,
+    ),
+    (
         503,
         "ServiceUnavailable",
         "The database is busy or unreachable, or the password hashing queue is full (see Retry-After).",
@@ -684,6 +690,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
             "headers": { "X-Total-Count": { "schema": { "type": "integer" } }, "Link": { "schema": { "type": "string" } } },
             "content": { "application/json": { "schema": summary_rows } } }))]), &[400, 401, 403, 404]),
     }}));
+    rating_lookups_path(paths);
     let health = |summary: &str, id: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [], "operationId": id,
         "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })
@@ -793,6 +800,59 @@ fn code_placeholders(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `POST /v1/rating/lookups`.
+fn rating_lookups_path(paths: &mut Map<String, Value>) {
+    use crate::routes::rating_lookups::{MAX_ITEMS, MAX_NUMBER_CHARS, MAX_TEXT_CHARS, OUTCOMES};
+    let text = |max: usize, description: &str| json!({ "type": ["string", "null"], "maxLength": max, "description": description });
+    let request = json!({ "type": "object", "required": ["referenceDataSourceId", "items"], "additionalProperties": false, "properties": {
+        "referenceDataSourceId": { "type": "integer", "format": "int64", "minimum": 1, "description": "The source to rate against; an unknown source is 400." },
+        "date": { "type": ["string", "null"], "format": "date", "description": "The date the usage happened (yyyy-MM-dd); today (UTC) when left out." },
+        "items": { "type": "array", "minItems": 1, "maxItems": MAX_ITEMS, "items": { "type": "object", "additionalProperties": false, "properties": {
+            "dialledNumber": text(MAX_NUMBER_CHARS, "Digits; a leading + and spaces are dropped. Anything else makes this item an error (the others are rated)."),
+            "callClass": text(MAX_TEXT_CHARS, "Checked against ignored call classes first, then used when no dialstring matches."),
+            "serviceId": text(MAX_TEXT_CHARS, "An ignored service id in force makes the item IGNORED."),
+        } } }
+    }});
+    let mut result_members = Map::new();
+    result_members.insert(
+        "outcome".into(),
+        json!({ "type": "string", "enum": OUTCOMES }),
+    );
+    for field in &crate::routes::reference_data_summary::FIELDS {
+        let schema = match field.field_type {
+            FieldType::Id => json!({ "type": "integer", "format": "int64" }),
+            FieldType::Date => json!({ "type": ["string", "null"], "format": "date" }),
+            _ => json!({ "type": ["string", "null"] }),
+        };
+        result_members.insert(field.name.to_owned(), schema);
+    }
+    result_members.insert("ignoredRecordType".into(), json!({ "type": "string", "enum": ["SERVICE_ID", "CALL_CLASS"], "description": "IGNORED only: which list ignored the item." }));
+    result_members.insert("ignoredRecordId".into(), json!({ "type": "integer", "format": "int64", "description": "IGNORED only: the ignored service id or ignored call class record." }));
+    result_members.insert(
+        "ignoredRecordStartDate".into(),
+        json!({ "type": "string", "format": "date" }),
+    );
+    result_members.insert(
+        "ignoredRecordEndDate".into(),
+        json!({ "type": ["string", "null"], "format": "date" }),
+    );
+    result_members.insert("serviceId".into(), json!({ "type": "string" }));
+    result_members.insert("error".into(), json!({ "type": "object", "required": ["field", "message"], "description": "Instead of outcome: why this item could not be rated (a malformed dialled number).",
+        "properties": { "field": { "type": "string" }, "message": { "type": "string" } } }));
+    let response = json!({ "type": "object", "required": ["referenceDataSourceId", "date", "results"], "properties": {
+        "referenceDataSourceId": { "type": "integer", "format": "int64" },
+        "date": { "type": "string", "format": "date" },
+        "results": { "type": "array", "description": "One per item, in order.", "items": { "type": "object", "properties": result_members } }
+    }});
+    paths.insert("/v1/rating/lookups".into(), json!({ "post": {
+        "tags": ["rating"], "summary": "Rate usage items against a source on a date",
+        "description": format!("Per item: an ignored service id or ignored call class in force makes it IGNORED; else the longest dialstring of the source that prefixes the number and is in force makes it DIALSTRING; else its call class in force makes it CALL_CLASS; else UNRATED. A result carries the interface 2.4 members of the match (the members its kind has; an open end date is null). Answered from the in-memory index, which every write of rating data updates before its response. Up to {MAX_ITEMS} items; the body may be up to 16 MiB. Needs permission REFERENCE_DATA_READ."),
+        "requestBody": json_body(request, "application/json"),
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({ "description": "The results, in item order.",
+            "content": { "application/json": { "schema": response } } }))]), &[400, 401, 403, 413, 415, 507]),
+    }}));
 }
 
 /// A JSON Pointer (RFC 6901) to a member, as the server accepts it in a patch: `/` and then

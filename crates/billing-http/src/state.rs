@@ -1,4 +1,5 @@
-//! What every handler can reach: the database, the auth service and the limits.
+//! What every handler can reach: the database, the auth service, the limits and the rating
+//! index.
 
 use std::sync::Arc;
 
@@ -26,4 +27,6 @@ pub struct AppState {
     /// The OpenAPI document, built once at start.
     pub openapi: serde_json::Value,
     pub metrics: crate::metrics::Metrics,
+    /// The rating index `POST /v1/rating/lookups` answers from, kept current by the writes.
+    pub rating: crate::live_rating::LiveRating,
 }

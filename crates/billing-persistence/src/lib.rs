@@ -37,6 +37,8 @@ pub mod inventory_items;
 pub mod invoice_templates;
 pub mod locales;
 pub mod payment_provider_mandates;
+pub mod rating_changes;
+pub mod rating_data;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod refresh_tokens;

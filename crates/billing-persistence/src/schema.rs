@@ -476,3 +476,14 @@ diesel::table! {
 
 diesel::allow_tables_to_appear_in_same_query!(sites, adhoc_bill_run_sites);
 diesel::allow_tables_to_appear_in_same_query!(sites, site_addresses);
+
+diesel::table! {
+    rating_changes (id) {
+        id -> BigInt,
+        recorded_at -> Timestamp,
+        resource -> Text,
+        record_id -> BigInt,
+        before_state -> Nullable<Text>,
+        after_state -> Nullable<Text>,
+    }
+}

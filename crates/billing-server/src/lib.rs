@@ -71,6 +71,8 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
             hashing_queue: 64,
         },
     );
+    let rating = billing_http::live_rating::LiveRating::load(&database, settings.rating_word_limit)
+        .map_err(|e| ServerError::Config(format!("rating index: {e}")))?;
     Ok(web::Data::new(AppState {
         database,
         auth: Arc::new(auth),
@@ -79,10 +81,12 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
         },
         openapi: billing_http::openapi_document(),
         metrics: billing_http::metrics::Metrics::default(),
+        rating,
     }))
 }
 
-/// Binds and returns the server (not yet running) and the address it listens on.
+/// Binds and returns the server (not yet running) and the address it listens on; starts the
+/// rating index's follower on the current actix system (call it inside one).
 pub fn bind(
     settings: &Settings,
     state: web::Data<AppState>,
@@ -92,6 +96,8 @@ pub fn bind(
     } else {
         settings.workers
     };
+    // Changes made through other instances (and feed imports) reach this one's index.
+    billing_http::live_rating::follow(state.clone());
     let server = HttpServer::new(move || billing_http::application(state.clone()))
         .workers(workers)
         .shutdown_timeout(30)

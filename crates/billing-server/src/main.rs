@@ -4,6 +4,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use billing_server::batch::{self, BatchError};
+use billing_server::settings::ImportExport;
 use billing_server::{
     Command, ServerError, bind, bootstrap, build_state, init_logging, open_database, settings,
 };
@@ -28,10 +29,33 @@ fn main() -> ExitCode {
         }
         Command::Rate {
             tariff,
+            database,
             input,
             output,
             reference,
-        } => rate(&tariff, input.as_deref(), output.as_deref(), reference),
+        } => {
+            let source = match tariff {
+                Some(directory) if !database => TariffSource::Directory(directory),
+                _ => TariffSource::Database,
+            };
+            rate(
+                &cli.settings,
+                &source,
+                input.as_deref(),
+                output.as_deref(),
+                reference,
+            )
+        }
+        Command::Import {
+            what: ImportExport::ReferenceData { directory, user },
+        } => import_reference_data(&cli.settings, &directory, &user),
+        Command::Export {
+            what: ImportExport::ReferenceData { directory, .. },
+        } => open_database(&cli.settings).and_then(|database| {
+            batch::reference_data::export(&database, &directory)
+                .map(|summary| eprint!("{summary}"))
+                .map_err(batch_failed)
+        }),
         Command::Generate {
             tariff,
             dialstrings,
@@ -64,17 +88,64 @@ fn batch_failed(error: BatchError) -> ServerError {
     ServerError::Batch(error.0)
 }
 
+/// `billing import reference-data DIR`: every bad row is listed (file and line) and nothing
+/// is written; otherwise one transaction writes it all.
+fn import_reference_data(
+    settings: &billing_server::Settings,
+    directory: &std::path::Path,
+    user: &str,
+) -> Result<(), ServerError> {
+    use batch::reference_data::ImportError;
+    let database = open_database(settings)?;
+    match batch::reference_data::import(&database, directory, user) {
+        Ok(summary) => {
+            eprint!("{summary}");
+            Ok(())
+        }
+        Err(ImportError::Rows(rows)) => {
+            for row in &rows {
+                eprintln!("{row}");
+            }
+            Err(ServerError::Batch(format!(
+                "{} bad rows; nothing was imported",
+                rows.len()
+            )))
+        }
+        Err(ImportError::Failed(message)) => Err(ServerError::Batch(format!(
+            "{message}; nothing was imported"
+        ))),
+    }
+}
+
+/// Where `billing rate` reads the reference data from.
+enum TariffSource {
+    Directory(std::path::PathBuf),
+    Database,
+}
+
 /// `billing rate`: the tariff is loaded whole (a malformed file stops here), then the usage
 /// streams through; the summary goes to stderr. With `reference`, the plain prefix-map
 /// reference decides instead of the engine (the engine still names the matched groups).
 fn rate(
-    tariff: &std::path::Path,
+    settings: &billing_server::Settings,
+    source: &TariffSource,
     input: Option<&std::path::Path>,
     output: Option<&std::path::Path>,
     reference: bool,
 ) -> Result<(), ServerError> {
     let started = std::time::Instant::now();
-    let tariff = batch::tariff_csv::load(tariff).map_err(batch_failed)?;
+    let tariff = match source {
+        TariffSource::Directory(directory) => {
+            batch::tariff_csv::load(directory).map_err(batch_failed)?
+        }
+        TariffSource::Database => {
+            let database = open_database(settings)?;
+            database
+                .read(billing_persistence::rating_data::load)?
+                .feed
+                .tariff()
+        }
+    };
     let index = billing_domain::rating::RatingIndex::build(&tariff)
         .map_err(|e| ServerError::Batch(format!("tariff: {e}")))?;
     eprintln!(

@@ -28,11 +28,19 @@ pub enum Command {
     Migrate,
     /// Print the OpenAPI 3.1 document of the API and exit.
     Openapi,
-    /// Rate a usage CSV against a tariff directory (docs/rating.md), streaming; no database needed.
+    /// Rate a usage CSV against a tariff directory, or the database's reference data
+    /// (docs/rating.md), streaming.
     Rate {
-        /// Directory of tariff CSV files.
+        /// Directory of tariff CSV files (no database needed).
+        #[arg(
+            long,
+            required_unless_present = "database",
+            conflicts_with = "database"
+        )]
+        tariff: Option<PathBuf>,
+        /// Rate against the reference data in the database (DATABASE_URL), loaded once.
         #[arg(long)]
-        tariff: PathBuf,
+        database: bool,
         /// Usage CSV; `-` or absent for standard input.
         #[arg(long)]
         input: Option<PathBuf>,
@@ -43,6 +51,16 @@ pub enum Command {
         /// should be identical, which checks the engine on a whole file.
         #[arg(long)]
         reference: bool,
+    },
+    /// Load reference data into the database (the operator's feed), all or nothing.
+    Import {
+        #[command(subcommand)]
+        what: ImportExport,
+    },
+    /// Write the database's reference data to files that `import` (and `rate --tariff`) read.
+    Export {
+        #[command(subcommand)]
+        what: ImportExport,
     },
     /// Write a deterministic synthetic tariff directory (and optionally a usage CSV).
     Generate {
@@ -68,6 +86,21 @@ pub enum Command {
         roles: Vec<String>,
         #[arg(long)]
         email: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum ImportExport {
+    /// The tariff CSV directory format of docs/rating.md: categories, charge groups, source
+    /// charge groups, dialstrings, call classes, ignored call classes and ignored service ids.
+    /// An import replaces the data of every source its files name (the only way data of
+    /// siMaintained sources changes) and inserts or updates the shared records by id.
+    ReferenceData {
+        /// The directory of CSV files.
+        directory: PathBuf,
+        /// Import: the user the audit event names (an active user).
+        #[arg(long, default_value = "admin")]
+        user: String,
     },
 }
 
@@ -162,6 +195,11 @@ pub struct Settings {
     /// HTTP worker threads (0: one per core).
     #[arg(long, env = "BILLING_WORKERS", default_value_t = 0, global = true)]
     pub workers: usize,
+    /// The most 8-byte words one source's dialstrings may take in the rating index (unset: the
+    /// engine's limit, about 134 million, some 25 million dialstrings). A source past it is
+    /// left out and its lookups answer 507. For capacity planning and tests.
+    #[arg(long, env = "BILLING_RATING_WORD_LIMIT", global = true)]
+    pub rating_word_limit: Option<usize>,
     /// Log format.
     #[arg(
         long,

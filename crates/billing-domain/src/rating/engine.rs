@@ -100,6 +100,8 @@ pub struct RatingIndex {
     slots: FastMap<i64, u32>,
     sources: FastMap<i64, SourceIndex>,
     ignored_service_ids: FastMap<Box<str>, Vec<Entry>>,
+    /// The most words one source's dialstring trie may hold (see [`Self::with_word_limit`]).
+    word_limit: Option<usize>,
 }
 
 /// The digits of a dialstring, checked: 2..=15 of them.
@@ -134,9 +136,45 @@ impl RatingIndex {
         Self::default()
     }
 
+    /// An empty index whose sources' tries hold at most `words` 8-byte words each (the
+    /// engine's own limit, about 134 million, when larger): past it a change or a build is
+    /// refused with [`ChangeError::Capacity`]. Lets tests and operators reach the limit.
+    pub fn with_word_limit(words: usize) -> Self {
+        Self {
+            word_limit: Some(words),
+            ..Self::default()
+        }
+    }
+
+    /// The most words one source's trie may hold.
+    pub fn word_limit(&self) -> usize {
+        self.word_limit
+            .map_or(DigitTrie::default().limit(), |words| {
+                DigitTrie::with_limit(words).limit()
+            })
+    }
+
+    /// The index of `source`, made (with the index's word limit) when missing.
+    fn source_mut(&mut self, source: i64) -> &mut SourceIndex {
+        let limit = self.word_limit();
+        self.sources.entry(source).or_insert_with(|| SourceIndex {
+            dialstrings: DigitTrie::with_limit(limit),
+            ..SourceIndex::default()
+        })
+    }
+
     /// Builds the index from a whole tariff.
     pub fn build(tariff: &Tariff) -> Result<Self, ChangeError> {
-        let mut index = Self::new();
+        Self::build_into(Self::new(), tariff)
+    }
+
+    /// Builds the index from a whole tariff, each source's trie limited to `words` words
+    /// (see [`Self::with_word_limit`]).
+    pub fn build_with_word_limit(tariff: &Tariff, words: usize) -> Result<Self, ChangeError> {
+        Self::build_into(Self::with_word_limit(words), tariff)
+    }
+
+    fn build_into(mut index: Self, tariff: &Tariff) -> Result<Self, ChangeError> {
         for category in &tariff.categories {
             index.upsert_category(category.clone());
         }
@@ -159,8 +197,14 @@ impl RatingIndex {
             });
             index.count_use(record.source_charge_group_id, 1);
         }
+        let limit = index.word_limit();
         for (source, entries) in per_source {
-            index.sources.entry(source).or_default().dialstrings = DigitTrie::from_entries(entries);
+            let trie =
+                DigitTrie::from_entries(entries, limit).map_err(|full| ChangeError::Capacity {
+                    source_id: source,
+                    limit_words: full.limit,
+                })?;
+            index.source_mut(source).dialstrings = trie;
         }
         for record in &tariff.call_classes {
             index.add_call_class(record)?;
@@ -291,6 +335,45 @@ impl RatingIndex {
         }
     }
 
+    /// The dates of the record that decided `rating` (as [`Self::rate`] gave it for
+    /// `request`); `None` for [`Matched::None`].
+    pub fn matched_range(&self, request: &RatingRequest<'_>, rating: &Rating) -> Option<DayRange> {
+        let of = |entries: Option<&Vec<Entry>>, id: i64| {
+            entries?
+                .iter()
+                .find(|entry| entry.id == id)
+                .map(|entry| entry.range)
+        };
+        let source = || self.sources.get(&request.reference_data_source_id);
+        match rating.matched {
+            Matched::None => None,
+            Matched::IgnoredServiceId { id } => {
+                of(self.ignored_service_ids.get(request.service_id?), id)
+            }
+            Matched::IgnoredCallClass { id } => {
+                of(source()?.ignored_call_classes.get(request.call_class?), id)
+            }
+            Matched::CallClass { id } => of(source()?.call_classes.get(request.call_class?), id),
+            Matched::Dialstring { id, length } => {
+                let number = request.number().ok()??;
+                let digits: Vec<u8> = number.digits().take(usize::from(length)).collect();
+                source()?
+                    .dialstrings
+                    .find(&digits, id)
+                    .map(|version| version.range)
+            }
+        }
+    }
+
+    /// Words used and the limit of `source`'s dialstring trie.
+    pub fn source_words(&self, source: i64) -> (usize, usize) {
+        self.sources
+            .get(&source)
+            .map_or((0, self.word_limit()), |index| {
+                (index.dialstrings.words(), index.dialstrings.limit())
+            })
+    }
+
     pub fn source_charge_group(&self, id: i64) -> Option<&SourceChargeGroup> {
         self.source_charge_groups.get(&id)
     }
@@ -381,12 +464,13 @@ impl RatingIndex {
         let source = self.source_of(record.source_charge_group_id)?;
         let slot = self.slots[&record.source_charge_group_id];
         let range = DayRange::from_validity(&record.validity);
-        self.sources.entry(source).or_default().dialstrings.insert(
-            &digits[..length],
-            range,
-            record.id,
-            slot,
-        );
+        self.source_mut(source)
+            .dialstrings
+            .insert(&digits[..length], range, record.id, slot)
+            .map_err(|full| ChangeError::Capacity {
+                source_id: source,
+                limit_words: full.limit,
+            })?;
         self.count_use(record.source_charge_group_id, 1);
         Ok(())
     }
@@ -417,6 +501,15 @@ impl RatingIndex {
     ) -> Result<(), ChangeError> {
         dialstring_digits(&after.dialstring)?;
         self.source_of(after.source_charge_group_id)?;
+        let source = self.source_of(after.source_charge_group_id)?;
+        if let Some(index) = self.sources.get(&source)
+            && !index.dialstrings.has_room()
+        {
+            return Err(ChangeError::Capacity {
+                source_id: source,
+                limit_words: index.dialstrings.limit(),
+            });
+        }
         self.remove_dialstring(before);
         self.add_dialstring(after)
     }
@@ -428,9 +521,7 @@ impl RatingIndex {
             id: record.id,
             source_charge_group_id: record.source_charge_group_id,
         };
-        self.sources
-            .entry(source)
-            .or_default()
+        self.source_mut(source)
             .call_classes
             .entry(record.call_class.as_str().into())
             .or_default()
@@ -458,9 +549,7 @@ impl RatingIndex {
             id: record.id,
             source_charge_group_id: 0,
         };
-        self.sources
-            .entry(record.reference_data_source_id)
-            .or_default()
+        self.source_mut(record.reference_data_source_id)
             .ignored_call_classes
             .entry(record.call_class.as_str().into())
             .or_default()

@@ -13,6 +13,7 @@
 //! [`synthetic`] makes deterministic tariffs and usage for tests and benchmarks.
 
 pub mod engine;
+pub mod feed;
 pub mod model;
 pub mod naive;
 pub mod number;

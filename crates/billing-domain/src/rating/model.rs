@@ -17,6 +17,14 @@ pub fn day_of(date: NaiveDate) -> Day {
     date.num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE
 }
 
+/// The date of `day`; `None` for `Day::MAX` (an open end) or a day out of chrono's range.
+pub fn date_of(day: Day) -> Option<NaiveDate> {
+    if day == Day::MAX {
+        return None;
+    }
+    NaiveDate::from_num_days_from_ce_opt(day.checked_add(UNIX_EPOCH_DAYS_FROM_CE)?)
+}
+
 /// `start..=end` in days; an open end is `Day::MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DayRange {
@@ -205,4 +213,8 @@ pub enum ChangeError {
     UnknownCategory(i64),
     #[error("source charge group {0} is still used by dialstrings or call classes")]
     StillUsed(i64),
+    #[error(
+        "the rating index of reference data source {source_id} is full: its dialstrings need more than {limit_words} words of memory"
+    )]
+    Capacity { source_id: i64, limit_words: usize },
 }

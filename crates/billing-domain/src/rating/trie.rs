@@ -295,7 +295,20 @@ pub struct DigitTrie {
     /// Freed blocks by size in words: children blocks of 1..=10 nodes and versions.
     free_blocks: [Vec<u32>; 11],
     entries: usize,
+    /// The most words the arena may hold ([`MAX_INDEX`] + 1 unless lowered for tests).
+    limit: usize,
 }
+
+/// The arena of one trie would outgrow its limit: the change was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Full {
+    /// The limit, in 8-byte words.
+    pub limit: usize,
+}
+
+/// The most words one [`DigitTrie::insert`] can add: a children block of up to ten nodes at
+/// each of 15 levels, and a version.
+const MAX_INSERT_WORDS: usize = 15 * 10 + VERSION_WORDS;
 
 impl Default for DigitTrie {
     /// An empty trie: just the root.
@@ -304,11 +317,36 @@ impl Default for DigitTrie {
             words: vec![Node::EMPTY.0],
             free_blocks: Default::default(),
             entries: 0,
+            limit: MAX_INDEX as usize + 1,
         }
     }
 }
 
 impl DigitTrie {
+    /// An empty trie whose arena may hold at most `limit` words (capped at [`MAX_INDEX`] + 1):
+    /// tests reach the limit with a small one.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit: limit.clamp(1, MAX_INDEX as usize + 1),
+            ..Self::default()
+        }
+    }
+
+    /// The most words the arena may hold.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// True when one more [`Self::insert`] cannot be refused.
+    pub fn has_room(&self) -> bool {
+        self.words.len() + MAX_INSERT_WORDS <= self.limit
+    }
+
+    /// Words in use (nodes, versions and freed blocks kept for reuse).
+    pub fn words(&self) -> usize {
+        self.words.len()
+    }
+
     pub fn len(&self) -> usize {
         self.entries
     }
@@ -393,7 +431,9 @@ impl DigitTrie {
     /// by its children's versions, then by its first child's block, so a walk down a sparse
     /// branch stays in a few cache lines. Later changes go through [`Self::insert`] and
     /// [`Self::remove`] as usual.
-    pub fn from_entries(mut entries: Vec<BulkEntry>) -> Self {
+    ///
+    /// `Err` (and nothing built) when the entries need more than `limit` words.
+    pub fn from_entries(mut entries: Vec<BulkEntry>, limit: usize) -> Result<Self, Full> {
         debug_assert!(
             entries.iter().all(|e| (1..=15).contains(&e.length)),
             "a key is 1 to 15 digits"
@@ -401,12 +441,26 @@ impl DigitTrie {
         entries.sort_unstable_by(|a, b| {
             a.digits[..usize::from(a.length)].cmp(&b.digits[..usize::from(b.length)])
         });
-        let mut trie = Self::default();
-        trie.words.reserve(entries.len() * (2 + VERSION_WORDS));
+        let mut trie = Self::with_limit(limit);
+        // Exactly the words the build takes: the root, one per distinct prefix, and the
+        // versions. Sorted keys share their prefixes with the key before them.
+        let mut nodes = 0usize;
+        let mut previous: &[u8] = &[];
+        for entry in &entries {
+            let key = &entry.digits[..usize::from(entry.length)];
+            let shared = key.iter().zip(previous).take_while(|(a, b)| a == b).count();
+            nodes += key.len() - shared;
+            previous = key;
+        }
+        let needed = 1 + nodes + entries.len() * VERSION_WORDS;
+        if needed > trie.limit {
+            return Err(Full { limit: trie.limit });
+        }
+        trie.words.reserve(needed);
         trie.build_below(0, &entries, 0);
         trie.words.shrink_to_fit();
         trie.entries = entries.len();
-        trie
+        Ok(trie)
     }
 
     /// Builds the children of `node` from `entries`, sorted, each longer than `depth`.
@@ -451,12 +505,22 @@ impl DigitTrie {
         }
     }
 
-    /// Adds an entry under `digits` (1 to 15 of them, each 0..=9).
-    pub fn insert(&mut self, digits: &[u8], range: DayRange, record_id: i64, value: u32) {
+    /// Adds an entry under `digits` (1 to 15 of them, each 0..=9). `Err` (and nothing
+    /// changed) when the arena is within one insert's worth of words of its limit.
+    pub fn insert(
+        &mut self,
+        digits: &[u8],
+        range: DayRange,
+        record_id: i64,
+        value: u32,
+    ) -> Result<(), Full> {
         debug_assert!(
             (1..=15).contains(&digits.len()) && digits.iter().all(|d| *d <= 9),
             "a key is 1 to 15 digits"
         );
+        if !self.has_room() {
+            return Err(Full { limit: self.limit });
+        }
         let mut node = 0u32;
         for &digit in digits {
             node = self.child_or_insert(node, digit);
@@ -471,6 +535,28 @@ impl DigitTrie {
             },
         );
         self.entries += 1;
+        Ok(())
+    }
+
+    /// The version of `record_id` under `digits`, if there is one.
+    pub fn find(&self, digits: &[u8], record_id: i64) -> Option<Version> {
+        let mut node = 0u32;
+        for &digit in digits {
+            let current = self.node(node);
+            if !current.has_child(digit) {
+                return None;
+            }
+            node = current.first_child() + current.child_rank(digit);
+        }
+        let mut link = self.node(node).versions();
+        while link != NONE {
+            let version = self.version(link);
+            if version.record_id == record_id {
+                return Some(version);
+            }
+            link = version.next;
+        }
+        None
     }
 
     /// Removes the entry of `record_id` under `digits`; prunes emptied nodes. False when absent.
@@ -586,10 +672,48 @@ mod tests {
     }
 
     #[test]
+    fn a_full_arena_refuses_inserts_and_builds_without_changing() {
+        let mut trie = DigitTrie::with_limit(400);
+        let mut added = 0;
+        let refused = loop {
+            let key = digits(&format!("{:015}", added * 7_919));
+            match trie.insert(&key, ALWAYS, added, 0) {
+                Ok(()) => added += 1,
+                Err(full) => break full,
+            }
+        };
+        assert_eq!(refused, Full { limit: 400 });
+        assert!(trie.words() <= 400);
+        assert_eq!(
+            trie.len(),
+            added as usize,
+            "the refused insert left nothing behind"
+        );
+        let entry = |id: i64| BulkEntry {
+            digits: [id as u8 % 10; 15],
+            length: 15,
+            range: ALWAYS,
+            record_id: id,
+            value: 0,
+        };
+        // Ten keys of 15 digits: 1 root + 150 nodes + 30 version words.
+        assert_eq!(
+            DigitTrie::from_entries((0..10).map(entry).collect(), 180).unwrap_err(),
+            Full { limit: 180 }
+        );
+        assert_eq!(
+            DigitTrie::from_entries((0..10).map(entry).collect(), 181)
+                .expect("fits exactly")
+                .words(),
+            181
+        );
+    }
+
+    #[test]
     fn longest_prefix_wins_and_falls_back() {
         let mut trie = DigitTrie::default();
-        trie.insert(&digits("44"), ALWAYS, 1, 10);
-        trie.insert(&digits("447"), ALWAYS, 2, 20);
+        trie.insert(&digits("44"), ALWAYS, 1, 10).expect("room");
+        trie.insert(&digits("447"), ALWAYS, 2, 20).expect("room");
         trie.insert(
             &digits("4477"),
             DayRange {
@@ -598,7 +722,8 @@ mod tests {
             },
             3,
             30,
-        );
+        )
+        .expect("room");
         fn hit(trie: &DigitTrie, number: &str, day: Day) -> Option<(i64, usize)> {
             trie.longest_match(&DialledNumber::from_digits(&digits(number)), day)
                 .map(|(v, len)| (v.record_id, len))
@@ -621,7 +746,8 @@ mod tests {
     fn removal_prunes_and_blocks_are_reused() {
         let mut trie = DigitTrie::default();
         for d in 0..10u8 {
-            trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0);
+            trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0)
+                .expect("room");
         }
         let words_before = trie.words.len();
         for d in 0..10u8 {
@@ -629,7 +755,8 @@ mod tests {
         }
         assert_eq!(trie.node(0).mask(), 0, "everything pruned");
         for d in 0..10u8 {
-            trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0);
+            trie.insert(&[1, d, 5], ALWAYS, i64::from(d), 0)
+                .expect("room");
         }
         assert_eq!(trie.words.len(), words_before, "freed blocks were reused");
     }
@@ -648,7 +775,7 @@ mod tests {
                 value: 0,
             });
         }
-        let trie = DigitTrie::from_entries(entries);
+        let trie = DigitTrie::from_entries(entries, usize::MAX).expect("fits");
         let one = trie.node(0).first_child();
         let block = trie.node(one).first_child();
         assert_eq!(trie.node(one).mask(), 0b1100, "children 2 and 3");
@@ -723,7 +850,9 @@ mod tests {
                 start: id as Day,
                 end: Day::MAX,
             };
-            inserted.insert(&digits(text), range, id as i64, id as u32);
+            inserted
+                .insert(&digits(text), range, id as i64, id as u32)
+                .expect("room");
             let mut packed = [0u8; 15];
             packed[..text.len()].copy_from_slice(&digits(text));
             entries.push(BulkEntry {
@@ -734,7 +863,7 @@ mod tests {
                 value: id as u32,
             });
         }
-        let built = DigitTrie::from_entries(entries);
+        let built = DigitTrie::from_entries(entries, usize::MAX).expect("fits");
         for number in ["447712", "4471", "44", "331234567", "12", "999999", "5"] {
             for day in [0, 3, 10] {
                 let a = inserted
@@ -748,15 +877,17 @@ mod tests {
         }
         let mut built = built;
         assert!(built.remove(&digits("4477"), 3));
-        built.insert(
-            &digits("4478"),
-            DayRange {
-                start: 0,
-                end: Day::MAX,
-            },
-            42,
-            0,
-        );
+        built
+            .insert(
+                &digits("4478"),
+                DayRange {
+                    start: 0,
+                    end: Day::MAX,
+                },
+                42,
+                0,
+            )
+            .expect("room");
         assert_eq!(
             built
                 .longest_match(&DialledNumber::from_digits(&digits("44781")), 0)
@@ -768,9 +899,12 @@ mod tests {
     #[test]
     fn same_prefix_versions_pick_latest_start_then_id() {
         let mut trie = DigitTrie::default();
-        trie.insert(&digits("12"), DayRange { start: 0, end: 50 }, 1, 0);
-        trie.insert(&digits("12"), DayRange { start: 10, end: 50 }, 2, 0);
-        trie.insert(&digits("12"), DayRange { start: 10, end: 60 }, 3, 0);
+        trie.insert(&digits("12"), DayRange { start: 0, end: 50 }, 1, 0)
+            .expect("room");
+        trie.insert(&digits("12"), DayRange { start: 10, end: 50 }, 2, 0)
+            .expect("room");
+        trie.insert(&digits("12"), DayRange { start: 10, end: 60 }, 3, 0)
+            .expect("room");
         assert_eq!(
             trie.longest_match(&DialledNumber::from_digits(&digits("123")), 20)
                 .map(|(v, _)| v.record_id),

@@ -79,6 +79,22 @@ pub trait Hooks: Shapes {
         Ok(())
     }
 
+    /// Runs in the delete's transaction once `record` is gone: follow-on writes (the rating
+    /// change log). An error rolls the delete back.
+    fn deleted(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        record: &Self::Record,
+    ) -> ApiResult<()> {
+        let _ = (connection, caller, record);
+        Ok(())
+    }
+
+    /// See [`Resource::after_commit`](super::resource::Resource::after_commit).
+    fn after_commit(state: &crate::state::AppState) {
+        let _ = state;
+    }
+
     /// May `current` be deleted (e.g. not still referenced)? Runs after `check_change`.
     fn check_delete(
         connection: &mut DbConnection,
@@ -394,7 +410,15 @@ macro_rules! api_resource {
                     // the record changed meanwhile the delete below finds nothing and the
                     // caller rolls the whole transaction back.
                     $($(::billing_persistence::$ctable::delete_of(connection, current.id)?;)*)?
-                    Ok(storage::delete(connection, current.id, current.version)?)
+                    let deleted = storage::delete(connection, current.id, current.version)?;
+                    if deleted {
+                        <super::$name as Hooks>::deleted(connection, caller, current)?;
+                    }
+                    Ok(deleted)
+                }
+
+                fn after_commit(state: &$crate::state::AppState) {
+                    <super::$name as $crate::machinery::declared::Hooks>::after_commit(state)
                 }
             }
         }

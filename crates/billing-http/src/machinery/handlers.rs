@@ -55,6 +55,16 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))
 }
 
+/// What runs once a write of `R` committed, before its response leaves:
+/// [`Resource::committed`] here, then [`Resource::after_commit`] on a blocking thread.
+async fn committed<R: Resource>(state: &web::Data<AppState>) {
+    R::committed(state);
+    let state = state.clone();
+    if let Err(error) = web::block(move || R::after_commit(&state)).await {
+        tracing::error!(%error, resource = R::PATH, "the after-commit work did not run");
+    }
+}
+
 /// The answer when a record changed between read and write: 412 if the client asked for a
 /// precondition, else 409.
 fn lost_race(conditional: bool) -> ApiError {
@@ -388,7 +398,7 @@ pub async fn create<R: Resource>(
         })
     })
     .await??;
-    R::committed(&state);
+    committed::<R>(&state).await;
     let (response, replayed) = stored;
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::CREATED);
     let mut builder = HttpResponse::build(status);
@@ -491,7 +501,7 @@ pub async fn replace<R: Resource>(
         })
     })
     .await??;
-    R::committed(&state);
+    committed::<R>(&state).await;
     record_response::<R>(&record)
 }
 
@@ -540,7 +550,7 @@ pub async fn patch<R: Resource>(
         })
     })
     .await??;
-    R::committed(&state);
+    committed::<R>(&state).await;
     record_response::<R>(&record)
 }
 
@@ -567,7 +577,7 @@ pub async fn delete<R: Resource>(
         })
     })
     .await??;
-    R::committed(&state);
+    committed::<R>(&state).await;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -644,7 +654,7 @@ pub async fn bulk_update<R: Resource>(
         })
     })
     .await??;
-    R::committed(&state);
+    committed::<R>(&state).await;
     Ok(HttpResponse::Ok().json(to_json(&records)?))
 }
 

@@ -453,6 +453,14 @@ pub trait Resource: Sized + 'static {
         let _ = state;
     }
 
+    /// Runs after a write of this resource committed and after [`Resource::committed`], on a
+    /// blocking thread, before the response is sent: follow-up work that reads the database
+    /// (the rating index applies the change log, so the next request rates with the write).
+    /// The write stands whatever happens here: report problems in the log. Nothing by default.
+    fn after_commit(state: &AppState) {
+        let _ = state;
+    }
+
     fn create(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,

@@ -78,8 +78,8 @@ impl Resource for AuditEvents {
         ),
         Field::read_only(
             "action",
-            FieldType::Enum(&["CREATE", "REPLACE", "PATCH", "UPDATE", "DELETE"]),
-            "What was done.",
+            FieldType::Enum(&["CREATE", "REPLACE", "PATCH", "UPDATE", "DELETE", "IMPORT"]),
+            "What was done (IMPORT: a `billing import reference-data` run, resource `reference-data`).",
         ),
         Field::read_only(
             "resource",

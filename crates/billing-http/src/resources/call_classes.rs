@@ -23,6 +23,8 @@ billing_domain::call_classes!(
 );
 
 impl Hooks for CallClasses {
+    crate::rating_change_hooks!();
+
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

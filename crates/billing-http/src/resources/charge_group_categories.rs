@@ -20,6 +20,8 @@ billing_domain::charge_group_categories!(
 );
 
 impl Hooks for ChargeGroupCategories {
+    crate::rating_change_hooks!();
+
     fn check_delete(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

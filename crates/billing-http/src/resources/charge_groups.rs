@@ -20,6 +20,8 @@ billing_domain::charge_groups!(
 );
 
 impl Hooks for ChargeGroups {
+    crate::rating_change_hooks!();
+
     fn check_delete(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -23,6 +23,8 @@ billing_domain::dialstrings!(
 );
 
 impl Hooks for Dialstrings {
+    crate::rating_change_hooks!();
+
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

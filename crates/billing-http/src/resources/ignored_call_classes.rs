@@ -23,6 +23,8 @@ billing_domain::ignored_call_classes!(
 );
 
 impl Hooks for IgnoredCallClasses {
+    crate::rating_change_hooks!();
+
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -15,4 +15,6 @@ billing_domain::ignored_service_ids!(
     }
 );
 
-impl Hooks for IgnoredServiceIds {}
+impl Hooks for IgnoredServiceIds {
+    crate::rating_change_hooks!();
+}

@@ -33,6 +33,8 @@ pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) 
 }
 
 impl Hooks for ReferenceDataSourceChargeGroups {
+    crate::rating_change_hooks!();
+
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -139,8 +139,11 @@ impl Resource for ReferenceDataSources {
         let draft = draft(connection, &input)?;
         let row =
             reference_data_sources::insert(connection, &ReferenceDataSourceChanges::from(&draft))?;
-        Self::find(connection, caller, row.id)?
-            .ok_or_else(|| crate::error::ApiError::internal("created source vanished"))
+        let record = Self::find(connection, caller, row.id)?
+            .ok_or_else(|| crate::error::ApiError::internal("created source vanished"))?;
+        // Lookups show the source's name: rating follows its changes.
+        crate::live_rating::record_change(connection, Self::PATH, record.id, None, Some(&record))?;
+        Ok(record)
     }
 
     fn replace(
@@ -157,7 +160,17 @@ impl Resource for ReferenceDataSources {
             current.version,
             &ReferenceDataSourceChanges::from(&draft),
         )? {
-            Some(row) => Self::find(connection, caller, row.id),
+            Some(row) => {
+                let record = Self::find(connection, caller, row.id)?;
+                crate::live_rating::record_change(
+                    connection,
+                    Self::PATH,
+                    current.id,
+                    Some(current),
+                    record.as_ref(),
+                )?;
+                Ok(record)
+            }
             None => Ok(None),
         }
     }
@@ -174,11 +187,21 @@ impl Resource for ReferenceDataSources {
                 "its source charge groups",
             ));
         }
-        Ok(reference_data_sources::delete(
-            connection,
-            current.id,
-            current.version,
-        )?)
+        let deleted = reference_data_sources::delete(connection, current.id, current.version)?;
+        if deleted {
+            crate::live_rating::record_change(
+                connection,
+                Self::PATH,
+                current.id,
+                Some(current),
+                None,
+            )?;
+        }
+        Ok(deleted)
+    }
+
+    fn after_commit(state: &crate::state::AppState) {
+        crate::live_rating::LiveRating::after_commit(state)
     }
 }
 

@@ -3,4 +3,5 @@
 pub mod authentication;
 pub mod documentation;
 pub mod health;
+pub mod rating_lookups;
 pub mod reference_data_summary;

@@ -4,6 +4,7 @@
 pub mod csv_out;
 pub mod generate;
 pub mod rate;
+pub mod reference_data;
 pub mod tariff_csv;
 
 /// A batch failure that stops the run, with a message for the operator.

@@ -15,6 +15,8 @@ mod currencies_and_locales;
 mod customers;
 mod operations;
 mod rated_records;
+mod rating_lookups;
+mod reference_data_import;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;
 mod sites;

@@ -79,6 +79,31 @@ impl Reply {
 
 static SKIP_NOTICE: Once = Once::new();
 
+/// The settings of a test server on `database_url` (`None`: SQLite in `data_dir`).
+fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings {
+    Settings {
+        config: None,
+        bind: "127.0.0.1:0".parse().expect("address"),
+        data_dir,
+        database_url,
+        db_pool_size: 4,
+        jwt_secret: Some(JWT_SECRET.to_owned()),
+        jwt_issuer: "billing".into(),
+        jwt_audience: "billing-api".into(),
+        access_token_minutes: 15,
+        refresh_token_days: 30,
+        brand: Some("acme".into()),
+        admin_password: Some(ADMIN_PASSWORD.into()),
+        login_max_failures: 5,
+        login_window_seconds: 900,
+        body_limit_bytes: 64 * 1024,
+        workers: 2,
+        rating_word_limit: None,
+        log_format: LogFormat::Text,
+        log: "warn".into(),
+    }
+}
+
 impl TestApp {
     /// The app on SQLite, or on PostgreSQL when TEST_DATABASE_URL is set (`None` and a notice
     /// otherwise: the PostgreSQL half is skipped, not failed).
@@ -110,27 +135,46 @@ impl TestApp {
                 (Some(url), Some((server_url, unique.clone())))
             }
         };
-        let mut settings = Settings {
-            config: None,
-            bind: "127.0.0.1:0".parse().expect("address"),
-            data_dir: data_dir.clone(),
-            database_url,
-            db_pool_size: 4,
-            jwt_secret: Some(JWT_SECRET.to_owned()),
-            jwt_issuer: "billing".into(),
-            jwt_audience: "billing-api".into(),
-            access_token_minutes: 15,
-            refresh_token_days: 30,
-            brand: Some("acme".into()),
-            admin_password: Some(ADMIN_PASSWORD.into()),
-            login_max_failures: 5,
-            login_window_seconds: 900,
-            body_limit_bytes: 64 * 1024,
-            workers: 2,
-            log_format: LogFormat::Text,
-            log: "warn".into(),
-        };
+        let mut settings = settings_for(data_dir.clone(), database_url);
         adjust(&mut settings);
+        Some(Self::start(settings, data_dir, postgres))
+    }
+
+    /// The `DATABASE_URL` of this app's database (a SQLite file path or a PostgreSQL URL), for
+    /// the command line.
+    pub fn database_url(&self) -> String {
+        match &self.postgres {
+            Some((server_url, name)) => {
+                billing_persistence::scratch::with_database_name(server_url, name)
+            }
+            None => self
+                .data_dir
+                .join("billing.db")
+                .to_string_lossy()
+                .into_owned(),
+        }
+    }
+
+    /// Another instance on this app's database (as a second server behind a load balancer):
+    /// its own data directory, the same SQLite file or PostgreSQL database, which it leaves
+    /// in place when dropped.
+    pub fn second_instance(&self) -> TestApp {
+        let database_url = Some(match &self.postgres {
+            Some((server_url, name)) => {
+                billing_persistence::scratch::with_database_name(server_url, name)
+            }
+            None => self
+                .data_dir
+                .join("billing.db")
+                .to_string_lossy()
+                .into_owned(),
+        });
+        let data_dir =
+            std::env::temp_dir().join(format!("billing_test_{}", uuid::Uuid::new_v4().simple()));
+        Self::start(settings_for(data_dir.clone(), database_url), data_dir, None)
+    }
+
+    fn start(settings: Settings, data_dir: PathBuf, postgres: Option<(String, String)>) -> TestApp {
         let state = build_state(&settings).expect("build the application state");
         let (sender, receiver) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -154,7 +198,7 @@ impl TestApp {
             agent,
         };
         app.admin_token = app.login("admin", ADMIN_PASSWORD);
-        Some(app)
+        app
     }
 
     /// Sends a request; `body` is (content type, text).

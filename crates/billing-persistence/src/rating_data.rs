@@ -1,0 +1,596 @@
+//! The data rating reads, as a whole: loaded in one consistent snapshot (the service's index
+//! at start, `billing rate --database`, `billing export reference-data`), and replaced source
+//! by source by the operator's feed import (`billing import reference-data`) in bulk.
+
+use std::collections::HashMap;
+
+use billing_domain::dates::Validity;
+use billing_domain::rating::feed::{Feed, FeedCategory, FeedChargeGroup, FeedSourceChargeGroup};
+use billing_domain::rating::{
+    CallClassRecord, DialstringRecord, IgnoredCallClassRecord, IgnoredServiceIdRecord,
+};
+use billing_domain::reference_data::ChargingUnitType;
+use chrono::NaiveDate;
+use diesel::prelude::*;
+
+use crate::DbConnection;
+use crate::error::{PersistenceError, PersistenceResult};
+use crate::rating_changes;
+use crate::schema::{
+    call_classes, charge_group_categories, charge_groups, dialstrings, ignored_call_classes,
+    ignored_service_ids, reference_data_source_charge_groups as source_groups,
+    reference_data_sources,
+};
+
+/// Rows per multi-row `INSERT` of an import (5 to 7 values each: well under both backends'
+/// limits on bound values).
+pub const BATCH_ROWS: usize = 1000;
+
+/// Everything rating reads, as of one moment.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub feed: Feed,
+    pub source_names: HashMap<i64, String>,
+    /// The latest change-log row the snapshot includes: an index built from it applies the
+    /// rows after this one.
+    pub last_change: i64,
+}
+
+/// An end date as stored: `None` for an open end.
+type EndDate = Option<NaiveDate>;
+
+fn validity(start: NaiveDate, end: Option<NaiveDate>) -> PersistenceResult<Validity> {
+    Validity::new(start, end).map_err(|_| {
+        PersistenceError::Corrupt(format!(
+            "a record ends ({end:?}) before it starts ({start})"
+        ))
+    })
+}
+
+/// Loads everything rating reads in one read-only transaction that sees one snapshot
+/// (REPEATABLE READ on PostgreSQL; a SQLite read transaction already does), ordered by id.
+pub fn load(connection: &mut DbConnection) -> PersistenceResult<Snapshot> {
+    connection.transaction(|c| {
+        if let DbConnection::Postgres(postgres) = c {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(postgres)?;
+        }
+        let last_change = rating_changes::latest(c)?;
+        let mut feed = Feed::default();
+        let rows: Vec<(i64, String, String, NaiveDate, Option<NaiveDate>)> =
+            charge_group_categories::table
+                .select((
+                    charge_group_categories::id,
+                    charge_group_categories::name,
+                    charge_group_categories::charging_unit_type,
+                    charge_group_categories::start_date,
+                    charge_group_categories::end_date,
+                ))
+                .order(charge_group_categories::id)
+                .load(c)?;
+        for (id, name, unit, start, end) in rows {
+            let charging_unit_type = ChargingUnitType::parse("chargingUnitType", &unit)
+                .map_err(|_| PersistenceError::Corrupt(format!("charging unit type {unit}")))?;
+            feed.categories.push(FeedCategory {
+                id,
+                name,
+                charging_unit_type,
+                validity: validity(start, end)?,
+            });
+        }
+        let rows: Vec<(i64, String, i64, NaiveDate, Option<NaiveDate>)> = charge_groups::table
+            .select((
+                charge_groups::id,
+                charge_groups::name,
+                charge_groups::charge_group_category_id,
+                charge_groups::start_date,
+                charge_groups::end_date,
+            ))
+            .order(charge_groups::id)
+            .load(c)?;
+        for (id, name, charge_group_category_id, start, end) in rows {
+            feed.charge_groups.push(FeedChargeGroup {
+                id,
+                name,
+                charge_group_category_id,
+                validity: validity(start, end)?,
+            });
+        }
+        let rows: Vec<(i64, String, String, i64, i64, NaiveDate, EndDate)> = source_groups::table
+            .select((
+                source_groups::id,
+                source_groups::name,
+                source_groups::code,
+                source_groups::charge_group_id,
+                source_groups::reference_data_source_id,
+                source_groups::start_date,
+                source_groups::end_date,
+            ))
+            .order(source_groups::id)
+            .load(c)?;
+        for (id, name, code, charge_group_id, reference_data_source_id, start, end) in rows {
+            feed.source_charge_groups.push(FeedSourceChargeGroup {
+                id,
+                name,
+                code,
+                charge_group_id,
+                reference_data_source_id,
+                validity: validity(start, end)?,
+            });
+        }
+        let rows: Vec<(i64, String, i64, NaiveDate, Option<NaiveDate>)> = dialstrings::table
+            .select((
+                dialstrings::id,
+                dialstrings::dialstring,
+                dialstrings::reference_data_source_charge_group_id,
+                dialstrings::start_date,
+                dialstrings::end_date,
+            ))
+            .order(dialstrings::id)
+            .load(c)?;
+        feed.dialstrings.reserve(rows.len());
+        for (id, dialstring, source_charge_group_id, start, end) in rows {
+            feed.dialstrings.push(DialstringRecord {
+                id,
+                dialstring,
+                source_charge_group_id,
+                validity: validity(start, end)?,
+            });
+        }
+        let rows: Vec<(i64, String, i64, NaiveDate, Option<NaiveDate>)> = call_classes::table
+            .select((
+                call_classes::id,
+                call_classes::call_class,
+                call_classes::reference_data_source_charge_group_id,
+                call_classes::start_date,
+                call_classes::end_date,
+            ))
+            .order(call_classes::id)
+            .load(c)?;
+        for (id, call_class, source_charge_group_id, start, end) in rows {
+            feed.call_classes.push(CallClassRecord {
+                id,
+                call_class,
+                source_charge_group_id,
+                validity: validity(start, end)?,
+            });
+        }
+        let rows: Vec<(i64, String, i64, NaiveDate, Option<NaiveDate>)> =
+            ignored_call_classes::table
+                .select((
+                    ignored_call_classes::id,
+                    ignored_call_classes::call_class,
+                    ignored_call_classes::reference_data_source_id,
+                    ignored_call_classes::start_date,
+                    ignored_call_classes::end_date,
+                ))
+                .order(ignored_call_classes::id)
+                .load(c)?;
+        for (id, call_class, reference_data_source_id, start, end) in rows {
+            feed.ignored_call_classes.push(IgnoredCallClassRecord {
+                id,
+                call_class,
+                reference_data_source_id,
+                validity: validity(start, end)?,
+            });
+        }
+        let rows: Vec<(i64, String, Option<String>, NaiveDate, EndDate)> =
+            ignored_service_ids::table
+                .select((
+                    ignored_service_ids::id,
+                    ignored_service_ids::service_id,
+                    ignored_service_ids::description,
+                    ignored_service_ids::start_date,
+                    ignored_service_ids::end_date,
+                ))
+                .order(ignored_service_ids::id)
+                .load(c)?;
+        for (id, service_id, description, start, end) in rows {
+            if let Some(description) = description {
+                feed.ignored_service_id_descriptions.insert(id, description);
+            }
+            feed.ignored_service_ids.push(IgnoredServiceIdRecord {
+                id,
+                service_id,
+                validity: validity(start, end)?,
+            });
+        }
+        let source_names = reference_data_sources::table
+            .select((reference_data_sources::id, reference_data_sources::name))
+            .load::<(i64, String)>(c)?
+            .into_iter()
+            .collect();
+        Ok(Snapshot {
+            feed,
+            source_names,
+            last_change,
+        })
+    })
+}
+
+/// The ids among `ids` of existing reference data sources.
+pub fn existing_sources(connection: &mut DbConnection, ids: &[i64]) -> PersistenceResult<Vec<i64>> {
+    Ok(reference_data_sources::table
+        .filter(reference_data_sources::id.eq_any(ids))
+        .select(reference_data_sources::id)
+        .load(connection)?)
+}
+
+/// The tables an import writes, for naming ids that collide with records it would not replace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedTable {
+    SourceChargeGroups,
+    Dialstrings,
+    CallClasses,
+    IgnoredCallClasses,
+}
+
+/// The ids among `ids` of records of `table` that belong to sources other than `sources`
+/// (an import replaces only its own sources' records, so those ids are taken).
+pub fn taken_ids(
+    connection: &mut DbConnection,
+    table: FeedTable,
+    ids: &[i64],
+    sources: &[i64],
+) -> PersistenceResult<Vec<i64>> {
+    let mut taken = Vec::new();
+    for chunk in ids.chunks(BATCH_ROWS) {
+        let found: Vec<i64> = match table {
+            FeedTable::SourceChargeGroups => source_groups::table
+                .filter(source_groups::id.eq_any(chunk))
+                .filter(source_groups::reference_data_source_id.ne_all(sources))
+                .select(source_groups::id)
+                .load(connection)?,
+            FeedTable::Dialstrings => dialstrings::table
+                .inner_join(source_groups::table)
+                .filter(dialstrings::id.eq_any(chunk))
+                .filter(source_groups::reference_data_source_id.ne_all(sources))
+                .select(dialstrings::id)
+                .load(connection)?,
+            FeedTable::CallClasses => call_classes::table
+                .inner_join(source_groups::table)
+                .filter(call_classes::id.eq_any(chunk))
+                .filter(source_groups::reference_data_source_id.ne_all(sources))
+                .select(call_classes::id)
+                .load(connection)?,
+            FeedTable::IgnoredCallClasses => ignored_call_classes::table
+                .filter(ignored_call_classes::id.eq_any(chunk))
+                .filter(ignored_call_classes::reference_data_source_id.ne_all(sources))
+                .select(ignored_call_classes::id)
+                .load(connection)?,
+        };
+        taken.extend(found);
+    }
+    Ok(taken)
+}
+
+#[derive(Insertable, AsChangeset)]
+#[diesel(table_name = charge_group_categories, treat_none_as_default_value = false, treat_none_as_null = true)]
+struct CategoryRow<'a> {
+    id: i64,
+    name: &'a str,
+    charging_unit_type: &'a str,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+#[derive(Insertable, AsChangeset)]
+#[diesel(table_name = charge_groups, treat_none_as_default_value = false, treat_none_as_null = true)]
+struct ChargeGroupRow<'a> {
+    id: i64,
+    name: &'a str,
+    charge_group_category_id: i64,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+#[derive(Insertable, AsChangeset)]
+#[diesel(table_name = ignored_service_ids, treat_none_as_default_value = false, treat_none_as_null = true)]
+struct IgnoredServiceIdRow<'a> {
+    id: i64,
+    service_id: &'a str,
+    description: Option<&'a str>,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = source_groups, treat_none_as_default_value = false)]
+struct SourceChargeGroupRow<'a> {
+    id: i64,
+    name: &'a str,
+    code: &'a str,
+    charge_group_id: i64,
+    reference_data_source_id: i64,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = dialstrings, treat_none_as_default_value = false)]
+struct DialstringRow<'a> {
+    id: i64,
+    dialstring: &'a str,
+    reference_data_source_charge_group_id: i64,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = call_classes, treat_none_as_default_value = false)]
+struct CallClassRow<'a> {
+    id: i64,
+    call_class: &'a str,
+    reference_data_source_charge_group_id: i64,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = ignored_call_classes, treat_none_as_default_value = false)]
+struct IgnoredCallClassRow<'a> {
+    id: i64,
+    call_class: &'a str,
+    reference_data_source_id: i64,
+    start_date: NaiveDate,
+    end_date: Option<NaiveDate>,
+}
+
+/// Inserts `rows` in multi-row statements of [`BATCH_ROWS`], on the concrete connection (a
+/// batch insert does not go through the multi-backend connection); reports each batch.
+macro_rules! insert_in_batches {
+    ($connection:expr, $table:expr, $rows:expr, $progress:expr, $name:expr) => {{
+        let rows = $rows;
+        let mut done = 0;
+        for chunk in rows.chunks(BATCH_ROWS) {
+            match &mut *$connection {
+                DbConnection::Postgres(c) => {
+                    diesel::insert_into($table).values(chunk).execute(c)?
+                }
+                DbConnection::Sqlite(c) => diesel::insert_into($table).values(chunk).execute(c)?,
+            };
+            done += chunk.len();
+            $progress($name, done, rows.len());
+        }
+    }};
+}
+
+/// Inserts the rows whose ids are new and updates the others (records of tables every source
+/// shares, which other data may reference and so are never deleted by an import).
+macro_rules! upsert {
+    ($connection:expr, $table:ident, $rows:expr, $progress:expr, $name:expr) => {{
+        let rows = $rows;
+        let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+        let existing: std::collections::HashSet<i64> = $table::table
+            .filter($table::id.eq_any(&ids))
+            .select($table::id)
+            .load::<i64>(&mut *$connection)?
+            .into_iter()
+            .collect();
+        let (updates, inserts): (Vec<_>, Vec<_>) =
+            rows.into_iter().partition(|row| existing.contains(&row.id));
+        for row in &updates {
+            diesel::update($table::table.find(row.id))
+                .set((row, $table::version.eq($table::version + 1)))
+                .execute(&mut *$connection)?;
+        }
+        insert_in_batches!($connection, $table::table, inserts, $progress, $name);
+    }};
+}
+
+/// What an import changed, per file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub categories: usize,
+    pub charge_groups: usize,
+    pub source_charge_groups: usize,
+    pub dialstrings: usize,
+    pub call_classes: usize,
+    pub ignored_call_classes: usize,
+    pub ignored_service_ids: usize,
+    /// Records of the imported sources that were there before and are not in the feed.
+    pub removed: usize,
+}
+
+/// Writes `feed` in the current transaction: categories, charge groups and ignored service
+/// ids are inserted or updated by id; the source charge groups, dialstrings, call classes and
+/// ignored call classes of every source the feed names are replaced by the feed's (ids kept).
+/// Then a `reload` change is recorded so every running instance reloads its index. The caller
+/// has checked the feed (references, ids not taken) and runs this in one write transaction.
+pub fn import(
+    connection: &mut DbConnection,
+    feed: &Feed,
+    mut progress: impl FnMut(&str, usize, usize),
+) -> PersistenceResult<ImportCounts> {
+    let sources = feed.sources();
+    let groups_of_sources = source_groups::table
+        .filter(source_groups::reference_data_source_id.eq_any(&sources))
+        .select(source_groups::id);
+    let mut removed = diesel::delete(dialstrings::table.filter(
+        dialstrings::reference_data_source_charge_group_id.eq_any(groups_of_sources.clone()),
+    ))
+    .execute(connection)?;
+    removed += diesel::delete(
+        call_classes::table
+            .filter(call_classes::reference_data_source_charge_group_id.eq_any(groups_of_sources)),
+    )
+    .execute(connection)?;
+    removed += diesel::delete(
+        ignored_call_classes::table
+            .filter(ignored_call_classes::reference_data_source_id.eq_any(&sources)),
+    )
+    .execute(connection)?;
+    removed += diesel::delete(
+        source_groups::table.filter(source_groups::reference_data_source_id.eq_any(&sources)),
+    )
+    .execute(connection)?;
+    let dates = |validity: &Validity| (validity.start_date(), validity.end_date());
+    let connection = &mut *connection;
+    upsert!(
+        connection,
+        charge_group_categories,
+        feed.categories
+            .iter()
+            .map(|c| {
+                let (start_date, end_date) = dates(&c.validity);
+                CategoryRow {
+                    id: c.id,
+                    name: &c.name,
+                    charging_unit_type: c.charging_unit_type.code(),
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "charge_group_categories"
+    );
+    upsert!(
+        connection,
+        charge_groups,
+        feed.charge_groups
+            .iter()
+            .map(|g| {
+                let (start_date, end_date) = dates(&g.validity);
+                ChargeGroupRow {
+                    id: g.id,
+                    name: &g.name,
+                    charge_group_category_id: g.charge_group_category_id,
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "charge_groups"
+    );
+    upsert!(
+        connection,
+        ignored_service_ids,
+        feed.ignored_service_ids
+            .iter()
+            .map(|s| {
+                let (start_date, end_date) = dates(&s.validity);
+                IgnoredServiceIdRow {
+                    id: s.id,
+                    service_id: &s.service_id,
+                    description: feed
+                        .ignored_service_id_descriptions
+                        .get(&s.id)
+                        .map(String::as_str),
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "ignored_service_ids"
+    );
+    insert_in_batches!(
+        connection,
+        source_groups::table,
+        feed.source_charge_groups
+            .iter()
+            .map(|g| {
+                let (start_date, end_date) = dates(&g.validity);
+                SourceChargeGroupRow {
+                    id: g.id,
+                    name: &g.name,
+                    code: &g.code,
+                    charge_group_id: g.charge_group_id,
+                    reference_data_source_id: g.reference_data_source_id,
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "source_charge_groups"
+    );
+    insert_in_batches!(
+        connection,
+        dialstrings::table,
+        feed.dialstrings
+            .iter()
+            .map(|d| {
+                let (start_date, end_date) = dates(&d.validity);
+                DialstringRow {
+                    id: d.id,
+                    dialstring: &d.dialstring,
+                    reference_data_source_charge_group_id: d.source_charge_group_id,
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "dialstrings"
+    );
+    insert_in_batches!(
+        connection,
+        call_classes::table,
+        feed.call_classes
+            .iter()
+            .map(|c| {
+                let (start_date, end_date) = dates(&c.validity);
+                CallClassRow {
+                    id: c.id,
+                    call_class: &c.call_class,
+                    reference_data_source_charge_group_id: c.source_charge_group_id,
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "call_classes"
+    );
+    insert_in_batches!(
+        connection,
+        ignored_call_classes::table,
+        feed.ignored_call_classes
+            .iter()
+            .map(|c| {
+                let (start_date, end_date) = dates(&c.validity);
+                IgnoredCallClassRow {
+                    id: c.id,
+                    call_class: &c.call_class,
+                    reference_data_source_id: c.reference_data_source_id,
+                    start_date,
+                    end_date,
+                }
+            })
+            .collect::<Vec<_>>(),
+        progress,
+        "ignored_call_classes"
+    );
+    if let DbConnection::Postgres(postgres) = connection {
+        // Rows came with their ids: move each sequence past them so API creates go on after.
+        for table in [
+            "charge_group_categories",
+            "charge_groups",
+            "reference_data_source_charge_groups",
+            "dialstrings",
+            "call_classes",
+            "ignored_call_classes",
+            "ignored_service_ids",
+        ] {
+            diesel::sql_query(format!(
+                "SELECT setval(pg_get_serial_sequence('{table}', 'id'), \
+                 COALESCE(MAX(id), 0) + 1, false) FROM {table}"
+            ))
+            .execute(postgres)?;
+        }
+    }
+    rating_changes::record(connection, rating_changes::RELOAD, 0, None, None)?;
+    Ok(ImportCounts {
+        categories: feed.categories.len(),
+        charge_groups: feed.charge_groups.len(),
+        source_charge_groups: feed.source_charge_groups.len(),
+        dialstrings: feed.dialstrings.len(),
+        call_classes: feed.call_classes.len(),
+        ignored_call_classes: feed.ignored_call_classes.len(),
+        ignored_service_ids: feed.ignored_service_ids.len(),
+        removed,
+    })
+}

@@ -1,0 +1,716 @@
+//! `POST /v1/rating/lookups`: the live index answers, every write of rating data is rated at
+//! once, bad input is 400 naming the member, a second instance follows within a second, a
+//! full source is 507, and random writes then lookups agree with the naive reference.
+
+use serde_json::{Value, json};
+
+use crate::support::{Chain, TestApp, plain, reference_chain};
+
+/// A source charge group of the open source, in the chain's charge group.
+fn source_group(app: &TestApp, chain: &Chain, code: &str) -> i64 {
+    app.create(
+        "/v1/reference-data-source-charge-groups",
+        json!({ "name": format!("Group {code}"), "code": code, "chargeGroupId": chain.charge_group,
+                "referenceDataSourceId": chain.open_source, "startDate": "2026-01-01" }),
+    )["id"]
+        .as_i64()
+        .expect("id")
+}
+
+fn dialstring(app: &TestApp, group: i64, digits: &str, start: &str) -> i64 {
+    app.create(
+        "/v1/dialstrings",
+        json!({ "dialstring": digits, "referenceDataSourceChargeGroupId": group, "startDate": start }),
+    )["id"]
+        .as_i64()
+        .expect("id")
+}
+
+fn lookup(app: &TestApp, source: i64, date: &str, items: Value) -> Value {
+    let reply = app.post(
+        "/v1/rating/lookups",
+        json!({ "referenceDataSourceId": source, "date": date, "items": items }),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    reply.json()
+}
+
+fn outcomes(answer: &Value) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            r["outcome"]
+                .as_str()
+                .map_or_else(|| "ERROR".to_owned(), str::to_owned)
+        })
+        .collect()
+}
+
+api_test! {
+    fn every_write_is_rated_at_once(app) {
+        let chain = reference_chain(&app);
+        let mobile = source_group(&app, &chain, "MOB");
+        let premium = source_group(&app, &chain, "PRE");
+        let number = json!([{ "dialledNumber": "+44 7712 345678" }]);
+        let on = "2026-06-01";
+        assert_eq!(outcomes(&lookup(&app, chain.open_source, on, number.clone())), ["UNRATED"]);
+        let short = dialstring(&app, mobile, "447", "2026-01-01");
+        let answer = lookup(&app, chain.open_source, on, number.clone());
+        insta::assert_json_snapshot!(plain(&answer["results"][0]), {
+            ".dialstringId" => "[id]", ".referenceDataSourceChargeGroupId" => "[id]",
+            ".referenceDataSourceId" => "[id]", ".chargeGroupId" => "[id]", ".chargeGroupCategoryId" => "[id]",
+        }, @r#"
+        {
+          "outcome": "DIALSTRING",
+          "dialstringId": "[id]",
+          "dialstring": "447",
+          "dialstringStartDate": "2026-01-01",
+          "dialstringEndDate": null,
+          "referenceDataSourceChargeGroupId": "[id]",
+          "referenceDataSourceChargeGroupName": "Group MOB",
+          "referenceDataSourceChargeGroupStartDate": "2026-01-01",
+          "referenceDataSourceChargeGroupEndDate": null,
+          "referenceDataSourceId": "[id]",
+          "referenceDataSourceName": "Internal",
+          "chargeGroupId": "[id]",
+          "chargeGroupName": "UK Mobile",
+          "chargeGroupStartDate": "2026-01-01",
+          "chargeGroupEndDate": null,
+          "chargeGroupCategoryId": "[id]",
+          "chargeGroupCategoryName": "Calls",
+          "chargeGroupCategoryChargingUnitType": "DURATION",
+          "chargeGroupCategoryStartDate": "2026-01-01",
+          "chargeGroupCategoryEndDate": null
+        }
+        "#);
+        // A longer prefix wins as soon as it is created.
+        let long = dialstring(&app, premium, "44771", "2026-01-01");
+        let answer = lookup(&app, chain.open_source, on, number.clone());
+        assert_eq!(answer["results"][0]["dialstringId"], long);
+        assert_eq!(answer["results"][0]["referenceDataSourceChargeGroupName"], "Group PRE");
+        // Ended before the date: the shorter one rates again.
+        let reply = app.patch(
+            &format!("/v1/dialstrings/{long}"),
+            json!([{ "op": "replace", "path": "/startDate", "value": "2026-01-01" },
+                   { "op": "add", "path": "/endDate", "value": "2026-05-31" }]),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        let answer = lookup(&app, chain.open_source, on, number.clone());
+        assert_eq!(answer["results"][0]["dialstringId"], short);
+        assert_eq!(
+            lookup(&app, chain.open_source, "2026-05-31", number.clone())["results"][0]["dialstringId"],
+            long
+        );
+        // A renamed charge group shows its new name at once.
+        let reply = app.patch(
+            &format!("/v1/charge-groups/{}", chain.charge_group),
+            json!([{ "op": "replace", "path": "/name", "value": "UK Mobiles" }]),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        let answer = lookup(&app, chain.open_source, on, number.clone());
+        assert_eq!(answer["results"][0]["chargeGroupName"], "UK Mobiles");
+        // Deleted: nothing matches; a call class takes over.
+        assert_eq!(app.delete(&format!("/v1/dialstrings/{short}")).status, 204);
+        let with_class = json!([{ "dialledNumber": "447712345678", "callClass": "MOBILE" }]);
+        assert_eq!(outcomes(&lookup(&app, chain.open_source, on, with_class.clone())), ["UNRATED"]);
+        let class = app.create(
+            "/v1/call-classes",
+            json!({ "callClass": "MOBILE", "referenceDataSourceChargeGroupId": mobile, "startDate": "2026-01-01" }),
+        );
+        let answer = lookup(&app, chain.open_source, on, with_class.clone());
+        assert_eq!(outcomes(&answer), ["CALL_CLASS"]);
+        assert_eq!(answer["results"][0]["callClassId"], class["id"]);
+        assert_eq!(answer["results"][0]["callClassEndDate"], Value::Null);
+        // Ignored call classes and service ids come first.
+        app.create(
+            "/v1/ignored-call-classes",
+            json!({ "callClass": "MOBILE", "referenceDataSourceId": chain.open_source, "startDate": "2026-01-01" }),
+        );
+        assert_eq!(outcomes(&lookup(&app, chain.open_source, on, with_class)), ["IGNORED"]);
+        let ignored = app.create(
+            "/v1/ignored-service-ids",
+            json!({ "serviceId": "SVC-1", "startDate": "2026-01-01" }),
+        );
+        let answer = lookup(&app, chain.open_source, on, json!([{ "serviceId": "SVC-1", "dialledNumber": "44771" }]));
+        assert_eq!(answer["results"][0]["ignoredRecordType"], "SERVICE_ID");
+        assert_eq!(answer["results"][0]["ignoredRecordId"], ignored["id"]);
+    }
+
+    fn a_malformed_number_is_an_error_of_its_item_alone(app) {
+        let chain = reference_chain(&app);
+        let group = source_group(&app, &chain, "MOB");
+        dialstring(&app, group, "44", "2026-01-01");
+        let answer = lookup(
+            &app,
+            chain.open_source,
+            "2026-06-01",
+            json!([{ "dialledNumber": "44x1" }, { "dialledNumber": "441" }, {}, { "dialledNumber": null, "callClass": null }]),
+        );
+        insta::assert_json_snapshot!(outcomes(&answer), @r#"
+        [
+          "ERROR",
+          "DIALSTRING",
+          "UNRATED",
+          "UNRATED"
+        ]
+        "#);
+        insta::assert_json_snapshot!(plain(&answer["results"][0]), @r#"
+        {
+          "error": {
+            "field": "dialledNumber",
+            "message": "the dialled number contains 'x'; only digits, spaces and a leading + are allowed"
+          }
+        }
+        "#);
+        // Without a date, today (UTC) is used.
+        let reply = app.post("/v1/rating/lookups", json!({ "referenceDataSourceId": chain.open_source, "items": [{}] }));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json()["date"], chrono::Utc::now().date_naive().to_string());
+    }
+
+    fn bad_requests_are_400_naming_the_member(app) {
+        let chain = reference_chain(&app);
+        let source = chain.open_source;
+        let cases = [
+            (json!([]), vec!["body"]),
+            (json!({ "items": [{}] }), vec!["referenceDataSourceId"]),
+            (json!({ "referenceDataSourceId": "1", "items": [{}] }), vec!["referenceDataSourceId"]),
+            (json!({ "referenceDataSourceId": 1.5, "items": [{}] }), vec!["referenceDataSourceId"]),
+            (json!({ "referenceDataSourceId": 0, "items": [{}] }), vec!["referenceDataSourceId"]),
+            (json!({ "referenceDataSourceId": 999, "items": [{}] }), vec!["referenceDataSourceId"]),
+            (json!({ "referenceDataSourceId": source, "date": "2026-02-30", "items": [{}] }), vec!["date"]),
+            (json!({ "referenceDataSourceId": source, "date": 20260101, "items": [{}] }), vec!["date"]),
+            (json!({ "referenceDataSourceId": source }), vec!["items"]),
+            (json!({ "referenceDataSourceId": source, "items": [] }), vec!["items"]),
+            (json!({ "referenceDataSourceId": source, "items": {} }), vec!["items"]),
+            (json!({ "referenceDataSourceId": source, "items": [{}], "extra": 1 }), vec!["extra"]),
+            (json!({ "referenceDataSourceId": source, "items": [{}, 7] }), vec!["items[1]"]),
+            (json!({ "referenceDataSourceId": source, "items": [{ "number": "44" }] }), vec!["items[0].number"]),
+            (json!({ "referenceDataSourceId": source, "items": [{ "dialledNumber": 44 }] }), vec!["items[0].dialledNumber"]),
+            (json!({ "referenceDataSourceId": source, "items": [{ "callClass": "x".repeat(256) }] }), vec!["items[0].callClass"]),
+            (json!({ "referenceDataSourceId": source, "items": [{ "serviceId": ["a"] }, { "callClass": true }] }),
+                vec!["items[0].serviceId", "items[1].callClass"]),
+        ];
+        for (body, fields) in cases {
+            let reply = app.post("/v1/rating/lookups", body.clone());
+            reply.assert_problem(400);
+            assert_eq!(reply.error_fields(), fields, "{body}");
+        }
+        let too_many: Vec<Value> = (0..10_001).map(|_| json!({ "dialledNumber": "44" })).collect();
+        let reply = app.post("/v1/rating/lookups", json!({ "referenceDataSourceId": source, "items": too_many }));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), ["items"]);
+        let reply = app.send("POST", "/v1/rating/lookups", None, &[], Some(("application/json", "{}".into())));
+        reply.assert_problem(401);
+        let reply = app.send("POST", "/v1/rating/lookups?x=1", Some(&app.admin_token), &[], Some(("application/json", "{}".into())));
+        reply.assert_problem(400);
+        let reply = app.send("POST", "/v1/rating/lookups", Some(&app.admin_token), &[], Some(("text/plain", "{}".into())));
+        reply.assert_problem(415);
+        assert_eq!(app.get("/v1/rating/lookups").status, 405);
+        // Any signed-in role reads reference data.
+        let reader = app.user_with_roles("reader", &["READ_ONLY"]);
+        let reply = app.post_as(&reader, "/v1/rating/lookups", json!({ "referenceDataSourceId": source, "items": [{}] }));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+
+    fn ten_thousand_items_fit_the_body_limit(app) {
+        // The test server's service-wide body limit is 64 KiB; this route has its own.
+        let chain = reference_chain(&app);
+        let group = source_group(&app, &chain, "MOB");
+        dialstring(&app, group, "4477", "2026-01-01");
+        let items: Vec<Value> = (0..10_000)
+            .map(|i| json!({ "dialledNumber": format!("+44 77{i:08}"), "callClass": "c".repeat(200), "serviceId": "s".repeat(200) }))
+            .collect();
+        let answer = lookup(&app, chain.open_source, "2026-06-01", Value::Array(items));
+        let outcomes = outcomes(&answer);
+        assert_eq!(outcomes.len(), 10_000);
+        assert!(outcomes.iter().all(|o| o == "DIALSTRING"));
+    }
+
+    fn a_refused_write_never_reaches_the_index(app) {
+        let chain = reference_chain(&app);
+        let group = source_group(&app, &chain, "MOB");
+        dialstring(&app, group, "4477", "2026-01-01");
+        // The same dialstring twice in force is 409: nothing is written, nothing is rated.
+        let reply = app.post(
+            "/v1/dialstrings",
+            json!({ "dialstring": "4477", "referenceDataSourceChargeGroupId": group, "startDate": "2026-03-01" }),
+        );
+        reply.assert_problem(409);
+        // Data of an operator-maintained source is 412: still nothing to rate there.
+        let reply = app.post(
+            "/v1/reference-data-source-charge-groups",
+            json!({ "name": "Feed", "code": "F", "chargeGroupId": chain.charge_group,
+                    "referenceDataSourceId": chain.operator_source, "startDate": "2026-01-01" }),
+        );
+        reply.assert_problem(412);
+        let answer = lookup(&app, chain.operator_source, "2026-06-01", json!([{ "dialledNumber": "447712" }]));
+        assert_eq!(outcomes(&answer), ["UNRATED"]);
+        let answer = lookup(&app, chain.open_source, "2026-06-01", json!([{ "dialledNumber": "447712" }]));
+        assert_eq!(outcomes(&answer), ["DIALSTRING"]);
+        let changes = app.get("/v1/audit-events?page=1&pageSize=100&resource=dialstrings");
+        assert_eq!(changes.header("x-total-count"), Some("1"));
+    }
+
+    fn a_second_instance_rates_a_change_within_a_second(app) {
+        let chain = reference_chain(&app);
+        let group = source_group(&app, &chain, "MOB");
+        let second = app.second_instance();
+        let number = json!([{ "dialledNumber": "447712" }]);
+        assert_eq!(outcomes(&lookup(&second, chain.open_source, "2026-06-01", number.clone())), ["UNRATED"]);
+        let id = dialstring(&app, group, "4477", "2026-01-01");
+        let started = std::time::Instant::now();
+        loop {
+            let answer = lookup(&second, chain.open_source, "2026-06-01", number.clone());
+            if answer["results"][0]["dialstringId"] == id {
+                break;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "not rated by the second instance within a second");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // And the other way round: a delete through the second reaches the first.
+        assert_eq!(second.delete(&format!("/v1/dialstrings/{id}")).status, 204);
+        let started = std::time::Instant::now();
+        while outcomes(&lookup(&app, chain.open_source, "2026-06-01", number.clone())) != ["UNRATED"] {
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "not followed within a second");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+mod full_source {
+    use super::*;
+    use crate::support::Backend;
+
+    fn run(backend: Backend) {
+        let Some(app) = TestApp::spawn_with(backend, |settings| {
+            settings.rating_word_limit = Some(600);
+        }) else {
+            return;
+        };
+        let chain = reference_chain(&app);
+        let group = source_group(&app, &chain, "MOB");
+        let number = json!([{ "dialledNumber": "447712" }]);
+        let mut created = Vec::new();
+        let refused = loop {
+            created.push(dialstring(
+                &app,
+                group,
+                &format!("{:015}", created.len() * 7_919),
+                "2026-01-01",
+            ));
+            let reply = app.post(
+                "/v1/rating/lookups",
+                json!({ "referenceDataSourceId": chain.open_source, "items": number }),
+            );
+            if reply.status != 200 {
+                break reply;
+            }
+            assert!(created.len() < 100, "the limit was never reached");
+        };
+        let body = refused.assert_problem(507);
+        assert!(
+            body["detail"].as_str().expect("detail").contains("is full"),
+            "{body}"
+        );
+        // Other sources still rate.
+        let reply = app.post(
+            "/v1/rating/lookups",
+            json!({ "referenceDataSourceId": chain.operator_source, "items": number }),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        // Deleting enough brings the source back.
+        for id in created.iter().rev().take(5) {
+            assert_eq!(app.delete(&format!("/v1/dialstrings/{id}")).status, 204);
+        }
+        let reply = app.post(
+            "/v1/rating/lookups",
+            json!({ "referenceDataSourceId": chain.open_source, "items": number }),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+
+    #[test]
+    fn sqlite() {
+        run(Backend::Sqlite);
+    }
+
+    #[test]
+    fn postgres() {
+        run(Backend::Postgres);
+    }
+}
+
+/// Random writes through the API, then random usage through `POST /v1/rating/lookups`,
+/// compared item by item with the naive linear scan over the records the API accepted.
+mod agrees_with_the_naive_reference {
+    use std::collections::BTreeMap;
+
+    use billing_domain::dates::Validity;
+    use billing_domain::rating::engine::Tariff;
+    use billing_domain::rating::naive::NaiveRater;
+    use billing_domain::rating::{
+        CallClassRecord, ChargeGroup, ChargeGroupCategory, DialstringRecord,
+        IgnoredCallClassRecord, IgnoredServiceIdRecord, Matched, Rater, RatingRequest,
+        SourceChargeGroup,
+    };
+    use billing_domain::reference_data::ChargingUnitType;
+    use chrono::NaiveDate;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::support::Backend;
+
+    #[derive(Debug, Clone)]
+    enum Write {
+        Dialstring {
+            digits: String,
+            group: usize,
+            start: u32,
+            days: Option<u32>,
+        },
+        CallClass {
+            name: &'static str,
+            group: usize,
+            start: u32,
+            days: Option<u32>,
+        },
+        IgnoredCallClass {
+            name: &'static str,
+            start: u32,
+            days: Option<u32>,
+        },
+        IgnoredServiceId {
+            name: &'static str,
+            start: u32,
+            days: Option<u32>,
+        },
+        /// Re-dates the `n`-th record created so far (modulo how many there are).
+        Redate {
+            n: usize,
+            start: u32,
+            days: Option<u32>,
+        },
+        /// Deletes the `n`-th record created so far.
+        Delete { n: usize },
+    }
+
+    #[derive(Debug, Clone)]
+    struct Usage {
+        number: Option<String>,
+        call_class: Option<&'static str>,
+        service_id: Option<&'static str>,
+        day: u32,
+    }
+
+    const CLASSES: [&str; 3] = ["MOBILE", "LOCAL", "PREMIUM"];
+    const SERVICES: [&str; 2] = ["SVC-1", "SVC-2"];
+
+    fn dates() -> impl Strategy<Value = (u32, Option<u32>)> {
+        (0u32..60, proptest::option::of(0u32..40))
+    }
+
+    fn write() -> impl Strategy<Value = Write> {
+        prop_oneof![
+            4 => ("[47][147]{1,4}", 0usize..2, dates()).prop_map(|(digits, group, (start, days))| Write::Dialstring { digits, group, start, days }),
+            2 => (proptest::sample::select(&CLASSES[..]), 0usize..2, dates()).prop_map(|(name, group, (start, days))| Write::CallClass { name, group, start, days }),
+            1 => (proptest::sample::select(&CLASSES[..]), dates()).prop_map(|(name, (start, days))| Write::IgnoredCallClass { name, start, days }),
+            1 => (proptest::sample::select(&SERVICES[..]), dates()).prop_map(|(name, (start, days))| Write::IgnoredServiceId { name, start, days }),
+            2 => (any::<usize>(), dates()).prop_map(|(n, (start, days))| Write::Redate { n, start, days }),
+            1 => any::<usize>().prop_map(|n| Write::Delete { n }),
+        ]
+    }
+
+    fn usage() -> impl Strategy<Value = Usage> {
+        (
+            proptest::option::of("[47][147]{0,7}"),
+            proptest::option::of(proptest::sample::select(&CLASSES[..])),
+            proptest::option::of(proptest::sample::select(&SERVICES[..])),
+            0u32..110,
+        )
+            .prop_map(|(number, call_class, service_id, day)| Usage {
+                number,
+                call_class,
+                service_id,
+                day,
+            })
+    }
+
+    fn day(offset: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 1, 1).expect("date") + chrono::Days::new(u64::from(offset))
+    }
+
+    fn dated(start: u32, days: Option<u32>) -> (Value, Validity) {
+        let end = days.map(|days| day(start + days));
+        let body =
+            json!({ "startDate": day(start).to_string(), "endDate": end.map(|d| d.to_string()) });
+        (body, Validity::new(day(start), end).expect("validity"))
+    }
+
+    /// A record the API accepted: its path, and how to put it in the model.
+    #[derive(Debug, Clone)]
+    enum Stored {
+        Dialstring(DialstringRecord),
+        CallClass(CallClassRecord),
+        IgnoredCallClass(IgnoredCallClassRecord),
+        IgnoredServiceId(IgnoredServiceIdRecord),
+    }
+
+    impl Stored {
+        fn path(&self) -> String {
+            match self {
+                Stored::Dialstring(r) => format!("/v1/dialstrings/{}", r.id),
+                Stored::CallClass(r) => format!("/v1/call-classes/{}", r.id),
+                Stored::IgnoredCallClass(r) => format!("/v1/ignored-call-classes/{}", r.id),
+                Stored::IgnoredServiceId(r) => format!("/v1/ignored-service-ids/{}", r.id),
+            }
+        }
+
+        fn redated(&self, validity: Validity) -> Stored {
+            let mut copy = self.clone();
+            match &mut copy {
+                Stored::Dialstring(r) => r.validity = validity,
+                Stored::CallClass(r) => r.validity = validity,
+                Stored::IgnoredCallClass(r) => r.validity = validity,
+                Stored::IgnoredServiceId(r) => r.validity = validity,
+            }
+            copy
+        }
+    }
+
+    fn run(backend: Backend, writes: Vec<Write>, usages: Vec<Usage>) -> Result<(), TestCaseError> {
+        let Some(app) = TestApp::spawn(backend) else {
+            return Ok(());
+        };
+        let chain = reference_chain(&app);
+        let groups = [
+            source_group(&app, &chain, "A"),
+            source_group(&app, &chain, "B"),
+        ];
+        let source = chain.open_source;
+        let mut stored: BTreeMap<(u8, i64), Stored> = BTreeMap::new();
+        let mut order: Vec<(u8, i64)> = Vec::new();
+        let id_of = |reply: &crate::support::Reply| reply.json()["id"].as_i64().expect("id");
+        for write in writes {
+            match write {
+                Write::Dialstring {
+                    digits,
+                    group,
+                    start,
+                    days,
+                } => {
+                    let (mut body, validity) = dated(start, days);
+                    body["dialstring"] = json!(digits);
+                    body["referenceDataSourceChargeGroupId"] = json!(groups[group]);
+                    let reply = app.post("/v1/dialstrings", body);
+                    prop_assert!(reply.status == 201 || reply.status == 409, "{}", reply.text);
+                    if reply.status == 201 {
+                        let id = id_of(&reply);
+                        stored.insert(
+                            (0, id),
+                            Stored::Dialstring(DialstringRecord {
+                                id,
+                                dialstring: digits,
+                                source_charge_group_id: groups[group],
+                                validity,
+                            }),
+                        );
+                        order.push((0, id));
+                    }
+                }
+                Write::CallClass {
+                    name,
+                    group,
+                    start,
+                    days,
+                } => {
+                    let (mut body, validity) = dated(start, days);
+                    body["callClass"] = json!(name);
+                    body["referenceDataSourceChargeGroupId"] = json!(groups[group]);
+                    let reply = app.post("/v1/call-classes", body);
+                    prop_assert!(reply.status == 201 || reply.status == 409, "{}", reply.text);
+                    if reply.status == 201 {
+                        let id = id_of(&reply);
+                        stored.insert(
+                            (1, id),
+                            Stored::CallClass(CallClassRecord {
+                                id,
+                                call_class: name.into(),
+                                source_charge_group_id: groups[group],
+                                validity,
+                            }),
+                        );
+                        order.push((1, id));
+                    }
+                }
+                Write::IgnoredCallClass { name, start, days } => {
+                    let (mut body, validity) = dated(start, days);
+                    body["callClass"] = json!(name);
+                    body["referenceDataSourceId"] = json!(source);
+                    let reply = app.post("/v1/ignored-call-classes", body);
+                    prop_assert_eq!(reply.status, 201, "{}", reply.text);
+                    let id = id_of(&reply);
+                    stored.insert(
+                        (2, id),
+                        Stored::IgnoredCallClass(IgnoredCallClassRecord {
+                            id,
+                            call_class: name.into(),
+                            reference_data_source_id: source,
+                            validity,
+                        }),
+                    );
+                    order.push((2, id));
+                }
+                Write::IgnoredServiceId { name, start, days } => {
+                    let (mut body, validity) = dated(start, days);
+                    body["serviceId"] = json!(name);
+                    let reply = app.post("/v1/ignored-service-ids", body);
+                    prop_assert_eq!(reply.status, 201, "{}", reply.text);
+                    let id = id_of(&reply);
+                    stored.insert(
+                        (3, id),
+                        Stored::IgnoredServiceId(IgnoredServiceIdRecord {
+                            id,
+                            service_id: name.into(),
+                            validity,
+                        }),
+                    );
+                    order.push((3, id));
+                }
+                Write::Redate { n, start, days } if !order.is_empty() => {
+                    let key = order[n % order.len()];
+                    let Some(record) = stored.get(&key).cloned() else {
+                        continue;
+                    };
+                    let (body, validity) = dated(start, days);
+                    let reply = app.patch(
+                        &record.path(),
+                        json!([
+                            { "op": "replace", "path": "/startDate", "value": body["startDate"] },
+                            { "op": "replace", "path": "/endDate", "value": body["endDate"] },
+                        ]),
+                    );
+                    prop_assert!(reply.status == 200 || reply.status == 409, "{}", reply.text);
+                    if reply.status == 200 {
+                        stored.insert(key, record.redated(validity));
+                    }
+                }
+                Write::Delete { n } if !order.is_empty() => {
+                    let key = order.remove(n % order.len());
+                    if let Some(record) = stored.remove(&key) {
+                        prop_assert_eq!(app.delete(&record.path()).status, 204);
+                    }
+                }
+                Write::Redate { .. } | Write::Delete { .. } => {}
+            }
+        }
+        let mut tariff = Tariff {
+            categories: vec![ChargeGroupCategory {
+                id: chain.category,
+                name: "Calls".into(),
+                charging_unit_type: ChargingUnitType::Duration,
+            }],
+            charge_groups: vec![ChargeGroup {
+                id: chain.charge_group,
+                name: "UK Mobile".into(),
+                charge_group_category_id: chain.category,
+            }],
+            source_charge_groups: groups
+                .iter()
+                .map(|&id| SourceChargeGroup {
+                    id,
+                    name: String::new(),
+                    code: String::new(),
+                    charge_group_id: chain.charge_group,
+                    reference_data_source_id: source,
+                })
+                .collect(),
+            ..Tariff::default()
+        };
+        for record in stored.values() {
+            match record.clone() {
+                Stored::Dialstring(r) => tariff.dialstrings.push(r),
+                Stored::CallClass(r) => tariff.call_classes.push(r),
+                Stored::IgnoredCallClass(r) => tariff.ignored_call_classes.push(r),
+                Stored::IgnoredServiceId(r) => tariff.ignored_service_ids.push(r),
+            }
+        }
+        let naive = NaiveRater { tariff: &tariff };
+        // One request per date, all of that date's items in it (rated side by side).
+        let mut by_day: BTreeMap<u32, Vec<Usage>> = BTreeMap::new();
+        for usage in usages {
+            by_day.entry(usage.day).or_default().push(usage);
+        }
+        for (offset, usages) in by_day {
+            let date = day(offset);
+            let items: Vec<Value> = usages
+                .iter()
+                .map(|usage| json!({ "dialledNumber": usage.number, "callClass": usage.call_class, "serviceId": usage.service_id }))
+                .collect();
+            let answer = lookup(&app, source, &date.to_string(), Value::Array(items));
+            for (usage, got) in usages
+                .iter()
+                .zip(answer["results"].as_array().expect("results"))
+            {
+                let expected = naive
+                    .rate(&RatingRequest {
+                        reference_data_source_id: source,
+                        date,
+                        dialled_number: usage.number.as_deref(),
+                        call_class: usage.call_class,
+                        service_id: usage.service_id,
+                    })
+                    .expect("digits only");
+                let matched_id = match expected.matched {
+                    Matched::None => None,
+                    Matched::Dialstring { .. } => got["dialstringId"].as_i64(),
+                    Matched::CallClass { .. } => got["callClassId"].as_i64(),
+                    Matched::IgnoredCallClass { .. } | Matched::IgnoredServiceId { .. } => {
+                        got["ignoredRecordId"].as_i64()
+                    }
+                };
+                let expected_id = match expected.matched {
+                    Matched::None => None,
+                    Matched::Dialstring { id, .. }
+                    | Matched::CallClass { id }
+                    | Matched::IgnoredCallClass { id }
+                    | Matched::IgnoredServiceId { id } => Some(id),
+                };
+                prop_assert_eq!(
+                    got["outcome"].as_str(),
+                    Some(expected.outcome.code()),
+                    "{:?} on {} → {}",
+                    usage,
+                    date,
+                    got
+                );
+                prop_assert_eq!(matched_id, expected_id, "{:?} on {} → {}", usage, date, got);
+                prop_assert_eq!(
+                    got["referenceDataSourceChargeGroupId"].as_i64(),
+                    expected.source_charge_group_id,
+                    "{:?} on {} → {}",
+                    usage,
+                    date,
+                    got
+                );
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 10, max_shrink_iters: 20, ..ProptestConfig::default() })]
+
+        #[test]
+        fn sqlite(writes in proptest::collection::vec(write(), 1..40), usages in proptest::collection::vec(usage(), 40)) {
+            run(Backend::Sqlite, writes, usages)?;
+        }
+
+        #[test]
+        fn postgres(writes in proptest::collection::vec(write(), 1..40), usages in proptest::collection::vec(usage(), 40)) {
+            run(Backend::Postgres, writes, usages)?;
+        }
+    }
+}

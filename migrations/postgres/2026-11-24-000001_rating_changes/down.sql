@@ -1,0 +1,1 @@
+DROP TABLE rating_changes;
