@@ -14,8 +14,8 @@ use super::list::{link_header, parse_list_params, project};
 use super::members::{self, Origin};
 use super::patch;
 use super::request::{
-    BodyKind, Caller, IfMatch, check_if_match, deserialize, if_match, path_id, query_pairs,
-    read_json, reject_query, validate,
+    BodyKind, Caller, IfMatch, ReadCaller, check_if_match, deserialize, if_match, path_id,
+    query_pairs, read_json, reject_query, validate,
 };
 use super::resource::{Access, Resource, WriteRequest, not_found};
 use crate::error::ApiError;
@@ -169,15 +169,17 @@ pub fn parse_input<R: Resource>(
 pub async fn list<R: Resource>(
     request: HttpRequest,
     state: web::Data<AppState>,
-    Caller(caller): Caller,
+    caller: ReadCaller,
 ) -> Handled {
-    caller.require(R::READ)?;
-    let pairs = query_pairs(&request)?;
-    let params = parse_list_params::<R>(&pairs, true)?;
-    let database = state.database.clone();
-    let query = params.query.clone();
-    let (records, total) =
-        web::block(move || database.read(|c| R::list(c, &caller, &query))).await??;
+    let parsed = query_pairs(&request).and_then(|pairs| {
+        let params = parse_list_params::<R>(&pairs, true)?;
+        Ok((pairs, params))
+    });
+    let ((records, total), (pairs, params)) = caller
+        .read(&state, R::READ, parsed, |c, caller, (_, params)| {
+            R::list(c, caller, &params.query)
+        })
+        .await?;
     let rows = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
     let page = params.query.page.unwrap_or(PageRequest {
         page: 1,
@@ -192,18 +194,22 @@ pub async fn list<R: Resource>(
 pub async fn exists<R: Resource>(
     request: HttpRequest,
     state: web::Data<AppState>,
-    Caller(caller): Caller,
+    caller: ReadCaller,
 ) -> Handled {
-    caller.require(R::READ)?;
-    let mut params = parse_list_params::<R>(&query_pairs(&request)?, false)?;
-    params.query.page = Some(PageRequest {
-        page: 1,
-        page_size: 1,
+    let parsed = query_pairs(&request).and_then(|pairs| {
+        let mut params = parse_list_params::<R>(&pairs, false)?;
+        params.query.page = Some(PageRequest {
+            page: 1,
+            page_size: 1,
+        });
+        params.query.sort.clear();
+        Ok(params)
     });
-    params.query.sort.clear();
-    let database = state.database.clone();
-    let (_, total) =
-        web::block(move || database.read(|c| R::list(c, &caller, &params.query))).await??;
+    let ((_, total), _) = caller
+        .read(&state, R::READ, parsed, |c, caller, params| {
+            R::list(c, caller, &params.query)
+        })
+        .await?;
     let status = if total > 0 {
         StatusCode::OK
     } else {
@@ -217,17 +223,21 @@ pub async fn exists<R: Resource>(
 pub async fn get<R: Resource>(
     request: HttpRequest,
     state: web::Data<AppState>,
-    Caller(caller): Caller,
+    caller: ReadCaller,
 ) -> Handled {
-    caller.require(R::READ)?;
-    reject_query(&request)?;
-    let id = path_id(&request)?;
-    let database = state.database.clone();
-    let record = web::block(move || database.read(|c| R::find(c, &caller, id)))
-        .await??
-        .ok_or_else(|| not_found::<R>(id))?;
+    let parsed = reject_query(&request).and_then(|()| path_id(&request));
+    let (record, _) = caller
+        .read(&state, R::READ, parsed, |c, caller, id| {
+            R::find(c, caller, *id)?.ok_or_else(|| not_found::<R>(*id))
+        })
+        .await?;
+    // Written straight from the record: no intermediate JSON value.
+    let body = serde_json::to_vec(&record)
+        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
     Ok(with_etag(
-        HttpResponse::Ok().json(to_json(&record)?),
+        HttpResponse::Ok()
+            .content_type("application/json")
+            .body(body),
         &R::entity_tag(&record),
     ))
 }
