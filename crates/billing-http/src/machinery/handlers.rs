@@ -634,10 +634,14 @@ pub fn method_not_allowed(allow: String) -> actix_web::Route {
     })
 }
 
-/// Routes `R` under the current scope: the collection and, when it has ids, the item.
+/// Routes `R` under the current scope: the collection and, when it has ids, the item, both in
+/// a scope of their own (`/charge-groups`). A scope's path has no parameter, so the router
+/// compares it as text; without it every item path of the resources routed before (`/{id}`)
+/// was tried as a regular expression first: about 30,000 instructions a request, a seventh of
+/// an authenticated GET by id.
 pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
     let ops = R::OPERATIONS;
-    let mut collection = web::resource(format!("/{}", R::PATH))
+    let mut collection = web::resource("")
         .route(web::get().to(list::<R>))
         .route(web::head().to(exists::<R>));
     if ops.create {
@@ -652,13 +656,15 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
         ("POST", ops.create),
         ("PATCH", ops.bulk_update),
     ]);
-    config.service(collection.default_service(method_not_allowed(allow)));
+    let scope = web::scope(&format!("/{}", R::PATH))
+        .service(collection.default_service(method_not_allowed(allow)));
     if !ops.get {
+        config.service(scope);
         return;
     }
     // HEAD answers as GET does (status, ETag, Content-Type, Content-Length); actix sends no
     // body for a HEAD request.
-    let mut item = web::resource(format!("/{}/{{id}}", R::PATH))
+    let mut item = web::resource("/{id}")
         .route(web::get().to(get::<R>))
         .route(web::head().to(get::<R>));
     if ops.replace {
@@ -677,5 +683,5 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
         ("PATCH", ops.patch),
         ("DELETE", ops.delete),
     ]);
-    config.service(item.default_service(method_not_allowed(allow)));
+    config.service(scope.service(item.default_service(method_not_allowed(allow))));
 }
