@@ -12,8 +12,9 @@ pub mod secret;
 pub mod service;
 pub mod throttle;
 pub mod tokens;
+pub mod verified_tokens;
 
 pub use error::AuthError;
 pub use principal::AuthenticatedUser;
 pub use secret::Secret;
-pub use service::{AuthConfig, AuthService, TokenPair};
+pub use service::{AuthConfig, AuthService, Bearer, TokenPair, UnreadCaller};

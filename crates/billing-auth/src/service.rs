@@ -14,6 +14,7 @@ use crate::refresh_token;
 use crate::secret::Secret;
 use crate::throttle::{LoginThrottle, ThrottlePolicy};
 use crate::tokens::AccessTokens;
+use crate::verified_tokens::{VERIFIED_TOKENS_KEPT, VerifiedTokens};
 
 #[derive(Debug, Clone)]
 pub struct AuthConfig {
@@ -46,6 +47,7 @@ pub struct AuthService {
     hashing: HashingPool,
     throttle: LoginThrottle,
     principals: PrincipalCache,
+    verified_tokens: VerifiedTokens,
     config: AuthConfig,
 }
 
@@ -75,6 +77,7 @@ impl AuthService {
             hashing: HashingPool::new(config.hashing_threads, config.hashing_queue),
             throttle: LoginThrottle::new(config.throttle),
             principals: PrincipalCache::new(PRINCIPAL_MAX_AGE),
+            verified_tokens: VerifiedTokens::new(VERIFIED_TOKENS_KEPT),
             config,
         }
     }
@@ -211,34 +214,73 @@ impl AuthService {
     /// user or a changed role takes effect within a second, and at once when changed through
     /// this instance ([`AuthService::forget_cached_users`]).
     pub async fn authenticate_bearer(&self, token: &str) -> Result<AuthenticatedUser, AuthError> {
-        let user_id = self.tokens.verify(token)?;
-        let known = match self.principals.get(user_id) {
-            Some(known) => known,
-            None => {
-                let generation = self.principals.generation();
-                let loaded_at = Instant::now();
+        match self.check_bearer(token)? {
+            Bearer::Known(user) => Ok(user),
+            Bearer::Unread(unread) => {
                 let database = self.database.clone();
                 let user = blocking(move || {
-                    Ok(database.read(|c| users::find_with_contract_owners(c, user_id))?)
+                    Ok(database.read(|c| users::find_with_contract_owners(c, unread.user_id))?)
                 })
                 .await?;
-                let known = match user {
-                    Some((user, contract_owner_ids)) if user.active => {
-                        KnownUser::Active(principal_of(&user, &contract_owner_ids))
-                    }
-                    Some(_) => KnownUser::Inactive,
-                    None => KnownUser::Missing,
-                };
-                self.principals
-                    .insert(user_id, known.clone(), generation, loaded_at);
-                known
+                self.settle(&unread, user)
+            }
+        }
+    }
+
+    /// Checks a bearer token without any trip to the database: the caller as memory knows
+    /// them, or what to read ([`AuthService::read_caller`]) on the connection the request's own
+    /// work runs on, so a request makes one trip to the blocking pool, not two.
+    pub fn check_bearer(&self, token: &str) -> Result<Bearer, AuthError> {
+        let now = unix_seconds();
+        let verified = match self.verified_tokens.get(token) {
+            Some(verified) => verified,
+            None => {
+                let verified = self.tokens.verify_token(token)?;
+                self.verified_tokens.insert(token, verified, now);
+                verified
             }
         };
-        match known {
-            KnownUser::Active(user) => Ok(user),
-            KnownUser::Inactive => Err(AuthError::InvalidToken("the user account is inactive")),
-            KnownUser::Missing => Err(AuthError::InvalidToken("the user account no longer exists")),
+        let user_id = verified.user_at(now)?;
+        match self.principals.get(user_id) {
+            Some(known) => known_user(known).map(Bearer::Known),
+            None => Ok(Bearer::Unread(UnreadCaller {
+                user_id,
+                generation: self.principals.generation(),
+                started: Instant::now(),
+            })),
         }
+    }
+
+    /// Reads the caller [`AuthService::check_bearer`] did not find in memory, on `connection`,
+    /// and keeps what it found for the next requests (unless a change to users raced it).
+    pub fn read_caller(
+        &self,
+        connection: &mut DbConnection,
+        unread: &UnreadCaller,
+    ) -> Result<AuthenticatedUser, AuthError> {
+        let user = users::find_with_contract_owners(connection, unread.user_id)?;
+        self.settle(unread, user)
+    }
+
+    fn settle(
+        &self,
+        unread: &UnreadCaller,
+        user: Option<(UserRow, Vec<i64>)>,
+    ) -> Result<AuthenticatedUser, AuthError> {
+        let known = match user {
+            Some((user, contract_owner_ids)) if user.active => {
+                KnownUser::Active(principal_of(&user, &contract_owner_ids))
+            }
+            Some(_) => KnownUser::Inactive,
+            None => KnownUser::Missing,
+        };
+        self.principals.insert(
+            unread.user_id,
+            known.clone(),
+            unread.generation,
+            unread.started,
+        );
+        known_user(known)
     }
 
     /// Makes the next request of every caller read its user again: called after a change to
@@ -256,6 +298,39 @@ impl AuthService {
             username: user.username.clone(),
         })
     }
+}
+
+/// The caller of a request, as far as a bearer check without the database could tell.
+#[derive(Debug)]
+pub enum Bearer {
+    /// Served from memory (read less than a second ago).
+    Known(AuthenticatedUser),
+    /// A valid token whose user must be read: [`AuthService::read_caller`].
+    Unread(UnreadCaller),
+}
+
+/// A user id from a valid token, to be read from the database. It notes the principal cache's
+/// generation before the read, so that a read racing a change to users is not kept.
+#[derive(Debug, Clone)]
+pub struct UnreadCaller {
+    user_id: i64,
+    generation: u64,
+    started: Instant,
+}
+
+fn known_user(known: KnownUser) -> Result<AuthenticatedUser, AuthError> {
+    match known {
+        KnownUser::Active(user) => Ok(user),
+        KnownUser::Inactive => Err(AuthError::InvalidToken("the user account is inactive")),
+        KnownUser::Missing => Err(AuthError::InvalidToken("the user account no longer exists")),
+    }
+}
+
+/// Seconds since the epoch, as token times are written.
+fn unix_seconds() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs() as i64)
 }
 
 fn store_refresh_token(

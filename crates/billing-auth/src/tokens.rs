@@ -20,6 +20,37 @@ pub struct Claims {
     pub jti: String,
 }
 
+/// How far `exp` and `nbf` may be off the server's clock, in seconds.
+pub const LEEWAY_SECONDS: i64 = 5;
+
+/// What a token whose signature and claims were checked says: whose it is and when it is
+/// valid. Only the times can turn it invalid later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifiedToken {
+    pub user_id: i64,
+    pub exp: i64,
+    pub nbf: i64,
+}
+
+impl VerifiedToken {
+    /// The user id while `now` (seconds since the epoch) is within the token's validity, with
+    /// the same leeway and the same errors as the first check.
+    pub fn user_at(&self, now: i64) -> Result<i64, AuthError> {
+        if self.has_expired_at(now) {
+            return Err(AuthError::InvalidToken("the access token has expired"));
+        }
+        if self.nbf > now + LEEWAY_SECONDS {
+            return Err(AuthError::InvalidToken("the access token is not valid yet"));
+        }
+        Ok(self.user_id)
+    }
+
+    /// True once the token can never be valid again.
+    pub fn has_expired_at(&self, now: i64) -> bool {
+        self.exp < now - LEEWAY_SECONDS
+    }
+}
+
 /// Signs and checks access tokens.
 #[derive(Clone)]
 pub struct AccessTokens {
@@ -38,7 +69,7 @@ impl AccessTokens {
         validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "nbf", "iss", "aud", "sub"]);
         validation.validate_nbf = true;
-        validation.leeway = 5;
+        validation.leeway = LEEWAY_SECONDS as u64;
         Self {
             encoding: EncodingKey::from_secret(signing_key),
             decoding: DecodingKey::from_secret(signing_key),
@@ -70,6 +101,12 @@ impl AccessTokens {
 
     /// The user id in a valid token; the error says what is wrong without echoing the token.
     pub fn verify(&self, token: &str) -> Result<i64, AuthError> {
+        self.verify_token(token).map(|verified| verified.user_id)
+    }
+
+    /// Checks a token (signature, algorithm, issuer, audience, required claims, times) and
+    /// says what it holds.
+    pub fn verify_token(&self, token: &str) -> Result<VerifiedToken, AuthError> {
         if header_algorithm(token).is_some_and(|alg| alg != "HS256") {
             return Err(AuthError::InvalidToken(
                 "the access token uses an algorithm this service does not accept",
@@ -89,10 +126,16 @@ impl AccessTokens {
                 _ => "the access token is malformed",
             })
         })?;
-        data.claims
+        let user_id = data
+            .claims
             .sub
             .parse::<i64>()
-            .map_err(|_| AuthError::InvalidToken("the access token is malformed"))
+            .map_err(|_| AuthError::InvalidToken("the access token is malformed"))?;
+        Ok(VerifiedToken {
+            user_id,
+            exp: data.claims.exp,
+            nbf: data.claims.nbf,
+        })
     }
 }
 

@@ -89,11 +89,13 @@ pub fn application(
                     "POST",
                     web::post().to(routes::authentication::revoke),
                 ))
-                .service(single(
-                    "/reference-data-summary/{type}/{id}",
+                // In a scope of its own, like every resource: its pattern is matched only
+                // for its own paths, not tried on every path under /v1.
+                .service(web::scope("/reference-data-summary").service(single(
+                    "/{type}/{id}",
                     "GET",
                     web::get().to(routes::reference_data_summary::summary_rows),
-                ))
+                )))
                 .service(single(
                     "/rating/lookups",
                     "POST",

@@ -12,9 +12,13 @@ const BUCKETS: [f64; 11] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
+/// Request counts by method, then route pattern, then status: nested so that counting a
+/// request already seen looks its keys up by reference and allocates nothing.
+type Counts = BTreeMap<String, BTreeMap<String, BTreeMap<u16, u64>>>;
+
 #[derive(Debug, Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    requests: Mutex<Counts>,
     buckets: [AtomicU64; BUCKETS.len()],
     count: AtomicU64,
     sum_micros: AtomicU64,
@@ -27,9 +31,22 @@ impl Metrics {
                 .requests
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            *requests
-                .entry((method.to_owned(), route.to_owned(), status))
-                .or_default() += 1;
+            let seen = requests
+                .get_mut(method)
+                .and_then(|routes| routes.get_mut(route))
+                .and_then(|statuses| statuses.get_mut(&status));
+            match seen {
+                Some(count) => *count += 1,
+                None => {
+                    *requests
+                        .entry(method.to_owned())
+                        .or_default()
+                        .entry(route.to_owned())
+                        .or_default()
+                        .entry(status)
+                        .or_default() += 1;
+                }
+            }
         }
         let seconds = elapsed.as_secs_f64();
         for (bucket, bound) in self.buckets.iter().zip(BUCKETS) {
@@ -54,12 +71,16 @@ impl Metrics {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
-        for ((method, route, status), count) in requests {
-            let route = route.replace('\\', "\\\\").replace('"', "\\\"");
-            let _ = writeln!(
-                text,
-                "billing_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {count}"
-            );
+        for (method, routes) in &requests {
+            for (route, statuses) in routes {
+                let route = route.replace('\\', "\\\\").replace('"', "\\\"");
+                for (status, count) in statuses {
+                    let _ = writeln!(
+                        text,
+                        "billing_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {count}"
+                    );
+                }
+            }
         }
         text.push_str("# HELP billing_http_request_duration_seconds Time to answer a request.\n");
         text.push_str("# TYPE billing_http_request_duration_seconds histogram\n");

@@ -20,6 +20,26 @@ pub enum DbConnection {
     Sqlite(diesel::SqliteConnection),
 }
 
+/// Runs `$body` with `$c` bound to the concrete connection behind a [`DbConnection`], for
+/// queries on the hot paths (a record by id). Two costs of the multi-backend connection go:
+/// it writes the SQL text of every query again on every execution, even when the prepared
+/// statement is cached; and a query whose SQL is fixed at compile time is found in the
+/// concrete connection's statement cache by its type, with no SQL written at all.
+///
+/// Queries run this way should also avoid `LIMIT ?` (`.first()`) on SQLite: SQLite marks a
+/// statement whose limit is a bound parameter to be compiled again at every execution (its
+/// planner may use the value), which costs more than the query itself. A lookup by a unique
+/// key needs no limit: use `.get_result()`.
+#[macro_export]
+macro_rules! on_backend {
+    ($connection:expr, |$c:ident| $body:expr) => {
+        match $connection {
+            $crate::DbConnection::Postgres($c) => $body,
+            $crate::DbConnection::Sqlite($c) => $body,
+        }
+    };
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,

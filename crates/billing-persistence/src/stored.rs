@@ -56,11 +56,12 @@ macro_rules! stored_resource {
                 id: i64,
             ) -> PersistenceResult<Option<Row>> {
                 use ::diesel::prelude::*;
-                Ok($table::table
+                // On the concrete connection, with no `LIMIT ?`: see `on_backend!`.
+                Ok($crate::on_backend!(connection, |c| $table::table
                     .find(id)
                     .select(Row::as_select())
-                    .first::<Row>(connection)
-                    .optional()?)
+                    .get_result::<Row>(c)
+                    .optional())?)
             }
 
             pub fn exists(connection: &mut $crate::DbConnection, id: i64) -> PersistenceResult<bool> {

@@ -14,8 +14,8 @@ use super::list::{link_header, parse_list_params, project};
 use super::members::{self, Origin};
 use super::patch;
 use super::request::{
-    BodyKind, Caller, IfMatch, check_if_match, deserialize, if_match, path_id, query_pairs,
-    read_json, reject_query, validate,
+    BodyKind, Caller, IfMatch, ReadCaller, check_if_match, deserialize, if_match, path_id,
+    query_pairs, read_json, reject_query, validate,
 };
 use super::resource::{Access, Resource, WriteRequest, not_found};
 use crate::error::ApiError;
@@ -220,15 +220,17 @@ pub fn parse_input<R: Resource>(
 pub async fn list<R: Resource>(
     request: HttpRequest,
     state: web::Data<AppState>,
-    Caller(caller): Caller,
+    caller: ReadCaller,
 ) -> Handled {
-    caller.require(R::READ)?;
-    let pairs = query_pairs(&request)?;
-    let params = parse_list_params::<R>(&pairs, true)?;
-    let database = state.database.clone();
-    let query = params.query.clone();
-    let (records, total) =
-        web::block(move || database.read(|c| R::list(c, &caller, &query))).await??;
+    let parsed = query_pairs(&request).and_then(|pairs| {
+        let params = parse_list_params::<R>(&pairs, true)?;
+        Ok((pairs, params))
+    });
+    let ((records, total), (pairs, params)) = caller
+        .read(&state, R::READ, parsed, |c, caller, (_, params)| {
+            R::list(c, caller, &params.query)
+        })
+        .await?;
     let rows = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
     let page = params.query.page.unwrap_or(PageRequest {
         page: 1,
@@ -243,18 +245,22 @@ pub async fn list<R: Resource>(
 pub async fn exists<R: Resource>(
     request: HttpRequest,
     state: web::Data<AppState>,
-    Caller(caller): Caller,
+    caller: ReadCaller,
 ) -> Handled {
-    caller.require(R::READ)?;
-    let mut params = parse_list_params::<R>(&query_pairs(&request)?, false)?;
-    params.query.page = Some(PageRequest {
-        page: 1,
-        page_size: 1,
+    let parsed = query_pairs(&request).and_then(|pairs| {
+        let mut params = parse_list_params::<R>(&pairs, false)?;
+        params.query.page = Some(PageRequest {
+            page: 1,
+            page_size: 1,
+        });
+        params.query.sort.clear();
+        Ok(params)
     });
-    params.query.sort.clear();
-    let database = state.database.clone();
-    let (_, total) =
-        web::block(move || database.read(|c| R::list(c, &caller, &params.query))).await??;
+    let ((_, total), _) = caller
+        .read(&state, R::READ, parsed, |c, caller, params| {
+            R::list(c, caller, &params.query)
+        })
+        .await?;
     let status = if total > 0 {
         StatusCode::OK
     } else {
@@ -268,17 +274,21 @@ pub async fn exists<R: Resource>(
 pub async fn get<R: Resource>(
     request: HttpRequest,
     state: web::Data<AppState>,
-    Caller(caller): Caller,
+    caller: ReadCaller,
 ) -> Handled {
-    caller.require(R::READ)?;
-    reject_query(&request)?;
-    let id = path_id(&request)?;
-    let database = state.database.clone();
-    let record = web::block(move || database.read(|c| R::find(c, &caller, id)))
-        .await??
-        .ok_or_else(|| not_found::<R>(id))?;
+    let parsed = reject_query(&request).and_then(|()| path_id(&request));
+    let (record, _) = caller
+        .read(&state, R::READ, parsed, |c, caller, id| {
+            R::find(c, caller, *id)?.ok_or_else(|| not_found::<R>(*id))
+        })
+        .await?;
+    // Written straight from the record: no intermediate JSON value.
+    let body = serde_json::to_vec(&record)
+        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
     Ok(with_etag(
-        HttpResponse::Ok().json(to_json(&record)?),
+        HttpResponse::Ok()
+            .content_type("application/json")
+            .body(body),
         &R::entity_tag(&record),
     ))
 }
@@ -675,10 +685,14 @@ pub fn method_not_allowed(allow: String) -> actix_web::Route {
     })
 }
 
-/// Routes `R` under the current scope: the collection and, when it has ids, the item.
+/// Routes `R` under the current scope: the collection and, when it has ids, the item, both in
+/// a scope of their own (`/charge-groups`). A scope's path has no parameter, so the router
+/// compares it as text; without it every item path of the resources routed before (`/{id}`)
+/// was tried as a regular expression first: about 30,000 instructions a request, a seventh of
+/// an authenticated GET by id.
 pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
     let ops = R::OPERATIONS;
-    let mut collection = web::resource(format!("/{}", R::PATH))
+    let mut collection = web::resource("")
         .route(web::get().to(list::<R>))
         .route(web::head().to(exists::<R>));
     if ops.create {
@@ -693,13 +707,15 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
         ("POST", ops.create),
         ("PATCH", ops.bulk_update),
     ]);
-    config.service(collection.default_service(method_not_allowed(allow)));
+    let scope = web::scope(&format!("/{}", R::PATH))
+        .service(collection.default_service(method_not_allowed(allow)));
     if !ops.get {
+        config.service(scope);
         return;
     }
     // HEAD answers as GET does (status, ETag, Content-Type, Content-Length); actix sends no
     // body for a HEAD request.
-    let mut item = web::resource(format!("/{}/{{id}}", R::PATH))
+    let mut item = web::resource("/{id}")
         .route(web::get().to(get::<R>))
         .route(web::head().to(get::<R>));
     if ops.replace {
@@ -718,5 +734,5 @@ pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
         ("PATCH", ops.patch),
         ("DELETE", ops.delete),
     ]);
-    config.service(item.default_service(method_not_allowed(allow)));
+    config.service(scope.service(item.default_service(method_not_allowed(allow))));
 }

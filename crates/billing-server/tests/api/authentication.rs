@@ -180,6 +180,29 @@ api_test! {
         sign_in(&app, json!({ "username": "reader", "password": "a-long-enough-password" })).assert_problem(401);
     }
 
+    fn a_read_checks_the_caller_before_the_request(app) {
+        // The first request reads the caller with its own work (one trip to the database);
+        // the next ones find the caller in memory. Both refuse a missing permission (403)
+        // before looking at the query or the id (400), and a missing record is 404 after both.
+        let token = app.user_with_roles("browser", &["READ_ONLY"]);
+        for round in ["read with the request", "served from memory"] {
+            app.get_as(&token, "/v1/users?bogus=1").assert_problem(403);
+            app.get_as(&token, "/v1/users/abc").assert_problem(403);
+            let head = app.send("HEAD", "/v1/users?bogus=1", Some(&token), &[], None);
+            assert_eq!(head.status, 403, "{round}");
+            app.get_as(&token, "/v1/currencies?bogus=1").assert_problem(400);
+            app.get_as(&token, "/v1/charge-groups/0").assert_problem(400);
+            app.get_as(&token, "/v1/charge-groups/999").assert_problem(404);
+            assert_eq!(app.get_as(&token, "/v1/currencies?page=1&pageSize=5").status, 200, "{round}");
+        }
+        let id = app.get("/v1/users?page=1&pageSize=10&username=browser").json()[0]["id"].as_i64().expect("id");
+        assert_eq!(app.patch(&format!("/v1/users/{id}"), json!([{ "op": "replace", "path": "/active", "value": false }])).status, 200);
+        // Forgotten by the change, so read with the request again: now inactive, 401 first.
+        let reply = app.get_as(&token, "/v1/users?bogus=1");
+        assert_eq!(reply.assert_problem(401)["detail"], "the user account is inactive");
+        app.get_as(&token, "/v1/charge-groups/0").assert_problem(401);
+    }
+
     fn a_user_changed_outside_this_instance_is_refused_within_a_second(app) {
         use diesel::prelude::*;
         use billing_persistence::schema::users;

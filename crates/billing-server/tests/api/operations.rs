@@ -52,6 +52,25 @@ api_test! {
         assert_eq!(reply.header("allow"), Some("GET, HEAD"));
     }
 
+    fn paths_near_a_resource_route_as_before(app) {
+        // Each resource is routed in a scope of its own (a cheaper match): the paths around
+        // it answer as they did when routed flat.
+        let token = Some(app.admin_token.as_str());
+        let status = |method: &str, path: &str| app.send(method, path, token, &[], None).status;
+        for path in ["/v1/charge-groups/", "/v1/charge-groups/1/x", "/v1/charge-groupsx", "/v1/charge-groups//1"] {
+            for method in ["GET", "DELETE"] {
+                assert_eq!(status(method, path), 404, "{method} {path}");
+            }
+        }
+        assert_eq!(app.get("/v1/charge-groups/").assert_problem(404)["detail"], "no route for GET /v1/charge-groups/");
+        assert_eq!(status("GET", "/v1/charge-groups/abc"), 400);
+        assert_eq!(status("DELETE", "/v1/charge-groups/abc"), 400);
+        assert_eq!(status("GET", "/v1/charge-groups?x=1"), 400);
+        let reply = app.send("POST", "/v1/charge-groups/1", token, &[], None);
+        reply.assert_problem(405);
+        assert_eq!(reply.header("allow"), Some("GET, HEAD, PUT, PATCH, DELETE"));
+    }
+
     fn swagger_ui_is_served_from_vendored_assets(app) {
         let page = app.send("GET", "/docs/", None, &[], None);
         assert_eq!(page.status, 200);
