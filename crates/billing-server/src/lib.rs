@@ -100,6 +100,9 @@ pub fn bind(
     billing_http::live_rating::follow(state.clone());
     let server = HttpServer::new(move || billing_http::application(state.clone()))
         .workers(workers)
+        // Every blocking task holds a database connection: more threads than connections only
+        // wait in the pool, and wake each other, instead of waiting in the queue.
+        .worker_max_blocking_threads(settings.db_pool_size.max(1) as usize)
         .shutdown_timeout(30)
         .bind(settings.bind)?;
     let address = server

@@ -1,0 +1,1 @@
+DROP INDEX charge_groups_name_idx;
