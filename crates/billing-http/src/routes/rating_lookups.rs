@@ -29,8 +29,13 @@ pub const MAX_NUMBER_CHARS: usize = 64;
 /// character up to 4 bytes of UTF-8 or 6 as a JSON escape) fit with room to spare.
 pub const BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
 
-const REQUEST_MEMBERS: [&str; 3] = ["referenceDataSourceId", "date", "items"];
-const ITEM_MEMBERS: [&str; 3] = ["dialledNumber", "callClass", "serviceId"];
+/// The members of a request and of an item, each named once.
+pub const SOURCE: &str = "referenceDataSourceId";
+pub const DIALLED_NUMBER: &str = "dialledNumber";
+pub const CALL_CLASS: &str = "callClass";
+pub const SERVICE_ID: &str = "serviceId";
+const REQUEST_MEMBERS: [&str; 3] = [SOURCE, "date", "items"];
+const ITEM_MEMBERS: [&str; 3] = [DIALLED_NUMBER, CALL_CLASS, SERVICE_ID];
 
 /// The outcomes, as the OpenAPI document lists them.
 pub const OUTCOMES: [&str; 4] = ["DIALSTRING", "CALL_CLASS", "IGNORED", "UNRATED"];
@@ -86,18 +91,15 @@ fn parse(body: Value) -> Result<Lookup, ApiError> {
             errors.push(FieldError::new(name.clone(), "unknown field"));
         }
     }
-    let source = match members.get("referenceDataSourceId") {
+    let source = match members.get(SOURCE) {
         None | Some(Value::Null) => {
-            errors.push(FieldError::new("referenceDataSourceId", "is required"));
+            errors.push(FieldError::new(SOURCE, "is required"));
             0
         }
         Some(value) => match value.as_i64().filter(|id| *id >= 1 && value.is_i64()) {
             Some(id) => id,
             None => {
-                errors.push(FieldError::new(
-                    "referenceDataSourceId",
-                    "must be an integer >= 1",
-                ));
+                errors.push(FieldError::new(SOURCE, "must be an integer >= 1"));
                 0
             }
         },
@@ -131,13 +133,13 @@ fn parse(body: Value) -> Result<Lookup, ApiError> {
                 items.push(Item {
                     dialled_number: text_member(
                         item,
-                        "dialledNumber",
+                        DIALLED_NUMBER,
                         MAX_NUMBER_CHARS,
                         &path,
                         &mut errors,
                     ),
-                    call_class: text_member(item, "callClass", MAX_TEXT_CHARS, &path, &mut errors),
-                    service_id: text_member(item, "serviceId", MAX_TEXT_CHARS, &path, &mut errors),
+                    call_class: text_member(item, CALL_CLASS, MAX_TEXT_CHARS, &path, &mut errors),
+                    service_id: text_member(item, SERVICE_ID, MAX_TEXT_CHARS, &path, &mut errors),
                 });
                 if errors.len() >= 100 {
                     break;
@@ -221,7 +223,7 @@ fn result(live: &Live, request: &RatingRequest<'_>, rating: &Rating) -> Value {
         Matched::CallClass { id } => {
             row.insert("callClassId".into(), json!(id));
             row.insert("callClass".into(), json!(request.call_class));
-            dates(&mut row, "callClass", range);
+            dates(&mut row, CALL_CLASS, range);
         }
     }
     let Some(group) = rating
@@ -272,7 +274,7 @@ fn result(live: &Live, request: &RatingRequest<'_>, rating: &Rating) -> Value {
 fn rate(live: &Live, lookup: &Lookup) -> Result<Vec<Value>, ApiError> {
     if !live.labels.source_names.contains_key(&lookup.source) {
         return Err(ApiError::field(
-            "referenceDataSourceId",
+            SOURCE,
             format!("reference data source {} does not exist", lookup.source),
         ));
     }
