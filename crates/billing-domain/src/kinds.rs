@@ -211,6 +211,19 @@ macro_rules! json_name {
     }};
 }
 
+/// The JSON name of a declared member: its column's (`currency_id` → `currencyId`), or, for a
+/// column `shown_as` another record, that member's (`currency`): what responses, filters and
+/// sort keys call it.
+#[macro_export]
+macro_rules! member_name {
+    ($field:ident) => {
+        $crate::json_name!($field)
+    };
+    ($field:ident, $shown:ident) => {
+        $crate::json_name!($shown)
+    };
+}
+
 /// A raw identifier (`r#type`, for a JSON member named after a keyword) is named without `r#`.
 const fn raw_prefix(bytes: &[u8]) -> usize {
     if bytes.len() > 2 && bytes[0] == b'r' && bytes[1] == b'#' {

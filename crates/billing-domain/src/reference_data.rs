@@ -1,10 +1,7 @@
 //! Reference data rules that declarations cannot say: charging unit types, the currency symbol
-//! rule, the drafts of the resources not yet declared (locales, sources) and the siMaintained
-//! rule.
+//! rule and the siMaintained rule.
 
-use crate::codes::CountryCode;
 use crate::error::ValidationErrors;
-use crate::text::BoundedText;
 
 /// How a charge group category's usage is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,43 +49,6 @@ pub fn check_currency_symbol(field: &str, value: &str) -> Result<(), ValidationE
             field,
             "must be exactly 1 visible character",
         )),
-    }
-}
-
-/// A country and a currency used together.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocaleDraft {
-    pub country: CountryCode,
-    pub currency_id: i64,
-}
-
-impl LocaleDraft {
-    pub fn parse(country_code: &str, currency_id: i64) -> Result<Self, ValidationErrors> {
-        Ok(Self {
-            country: CountryCode::parse("country.code", country_code)?,
-            currency_id,
-        })
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReferenceDataSourceDraft {
-    pub name: BoundedText<1, 50>,
-    pub locale_id: i64,
-    pub si_maintained: bool,
-}
-
-impl ReferenceDataSourceDraft {
-    pub fn parse(
-        name: &str,
-        locale_id: i64,
-        si_maintained: bool,
-    ) -> Result<Self, ValidationErrors> {
-        Ok(Self {
-            name: BoundedText::parse("name", name)?,
-            locale_id,
-            si_maintained,
-        })
     }
 }
 

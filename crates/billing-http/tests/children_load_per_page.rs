@@ -226,3 +226,64 @@ fn sites_per_page(postgres: bool) {
     assert_eq!(scoped, large, "the scope costs no statement of its own");
     assert_eq!(small, 7, "{small} statements for one page of sites");
 }
+
+/// A page of sources shows each source's locale, and the locale its country and currency: one
+/// count, one select of sources and one select per shown table (locales, countries,
+/// currencies), whatever the page size and however many sources share a locale.
+#[test]
+fn a_page_loads_shown_records_in_one_query_per_table() {
+    use billing_http::resources::{currencies, locales, reference_data_sources};
+    let fresh = open("shown-per-page", false).expect("SQLite");
+    let database = &fresh.database;
+    let caller = administrator();
+    database
+        .write(|connection| {
+            let mut locale_ids = Vec::new();
+            for (code, country) in [("EUR", "IE"), ("GBP", "GB"), ("USD", "US")] {
+                let currency = create::<currencies::Currencies>(
+                    connection,
+                    &caller,
+                    serde_json::json!({ "code": code, "symbol": "$", "majorCurrencyName": "Unit",
+                        "minorCurrencyName": "Cent", "majorCurrencyFormat": "#", "minorCurrencyFormat": "#",
+                        "salesTaxName": "VAT" }),
+                )?;
+                let locale = create::<locales::Locales>(
+                    connection,
+                    &caller,
+                    serde_json::json!({ "countryCode": country, "currencyId": currency.id }),
+                )?;
+                locale_ids.push(locale.id);
+            }
+            for source in 0..30 {
+                create::<reference_data_sources::ReferenceDataSources>(
+                    connection,
+                    &caller,
+                    serde_json::json!({ "name": format!("Source {source}"),
+                        "localeId": locale_ids[source % 3], "siMaintained": false }),
+                )?;
+            }
+            Ok::<_, billing_http::error::ApiError>(())
+        })
+        .expect("seeded");
+    let (small_page, small) =
+        page_of::<reference_data_sources::ReferenceDataSources>(database, &caller, 2);
+    let (large_page, large) =
+        page_of::<reference_data_sources::ReferenceDataSources>(database, &caller, 30);
+    let shown: Vec<serde_json::Value> = large_page
+        .iter()
+        .chain(&small_page)
+        .map(|source| serde_json::to_value(source).expect("JSON"))
+        .collect();
+    assert!(
+        shown
+            .iter()
+            .all(|source| source["locale"]["country"]["name"].is_string()
+                && source["locale"]["currency"]["salesTaxName"] == "VAT")
+    );
+    assert_eq!(shown[1]["locale"]["country"]["code"], "GB");
+    assert_eq!(
+        small, large,
+        "the statements a page costs grow with its size"
+    );
+    assert_eq!(small, 5, "{small} statements for one page of sources");
+}

@@ -34,3 +34,16 @@ pub fn find(
         .first::<CountryRow>(connection)
         .optional()?)
 }
+
+/// The countries with these codes (those that exist): one query.
+pub fn find_many(
+    connection: &mut crate::DbConnection,
+    codes: &[String],
+) -> crate::error::PersistenceResult<Vec<CountryRow>> {
+    if codes.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(countries::table
+        .filter(countries::code.eq_any(codes))
+        .load::<CountryRow>(connection)?)
+}

@@ -16,6 +16,7 @@ macro_rules! stored_resource {
                 $(#[doc = $doc:literal])*
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
+                $(shown_as($sname:ident, $shtable:ident))?
                 $([$modifier:ident])?
                 $(= $default:expr)?
             ),* $(,)?
@@ -68,6 +69,18 @@ macro_rules! stored_resource {
                 use ::diesel::prelude::*;
                 Ok(::diesel::select(::diesel::dsl::exists($table::table.find(id)))
                     .get_result(connection)?)
+            }
+
+            /// The rows with these ids (those that exist): one query, whatever their number.
+            pub fn find_many(connection: &mut $crate::DbConnection, ids: &[i64]) -> PersistenceResult<Vec<Row>> {
+                use ::diesel::prelude::*;
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok($table::table
+                    .filter($table::id.eq_any(ids))
+                    .select(Row::as_select())
+                    .load(connection)?)
             }
 
             /// Which of `ids` are stored: one query, whatever their number.
@@ -137,7 +150,7 @@ macro_rules! stored_resource {
                 use ::diesel::prelude::*;
                 let counted = $crate::declared_filters!(
                     $table::table.count().into_boxed(), &query.filters, $table,
-                    { $($field : $access $kind,)* },
+                    { $($field $(as $sname)? : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
                 );
                 let total: i64 = $crate::scope_filter!(counted, scope, $($table::$scope $(, $stable . $sowner)*)?)
@@ -147,7 +160,7 @@ macro_rules! stored_resource {
                 }
                 let filtered = $crate::declared_filters!(
                     $table::table.select(Row::as_select()).into_boxed(), &query.filters, $table,
-                    { $($field : $access $kind,)* },
+                    { $($field $(as $sname)? : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
                 );
                 let mut sorted = $crate::scope_filter!(filtered, scope, $($table::$scope $(, $stable . $sowner)*)?);
@@ -158,7 +171,7 @@ macro_rules! stored_resource {
                         continue;
                     }
                     $(
-                        if name == ::billing_domain::json_name!($field) {
+                        if name == ::billing_domain::member_name!($field $(, $sname)?) {
                             sorted = $crate::access_sort!($access, sorted, $table::$field, key.descending);
                             continue;
                         }
@@ -442,7 +455,7 @@ macro_rules! stored_type {
 macro_rules! declared_filters {
     (
         $query:expr, $filters:expr, $table:ident,
-        { $($field:ident : $access:ident $kind:ident,)* },
+        { $($field:ident $(as $sname:ident)? : $access:ident $kind:ident,)* },
         { $($xname:ident => $xkind:ident($($xcolumn:tt)+),)* }
     ) => {{
         let mut query = $query;
@@ -453,7 +466,7 @@ macro_rules! declared_filters {
                 continue;
             }
             $(
-                if name == ::billing_domain::json_name!($field) {
+                if name == ::billing_domain::member_name!($field $(, $sname)?) {
                     query = $crate::kind_filter!($access $kind, query, ($table::$field), &filter.filter, name);
                     continue;
                 }

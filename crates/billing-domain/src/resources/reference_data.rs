@@ -40,6 +40,45 @@ macro_rules! charge_groups {
     } };
 }
 
+/// `locales` (2.3).
+#[macro_export]
+macro_rules! locales {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// A country and a currency used together; each pair exists once (409 on a duplicate).
+        locales {
+            /// The country, shown whole; a body gives its code (`{"code": "GB"}`), other
+            /// members sent back as read are ignored.
+            country_code: required CountryCode shown_as(country, countries),
+            /// The currency, shown whole; a body gives its id (`{"id": 1}`), other members
+            /// sent back as read are ignored.
+            currency_id: required Id shown_as(currency, currencies),
+        }
+        rules {}
+        extra_filters {}
+    } };
+}
+
+/// `reference_data_sources` (2.2).
+#[macro_export]
+macro_rules! reference_data_sources {
+    ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
+        /// Where reference data comes from. siMaintained = true: maintained only by the
+        /// operator's feed; its data cannot be changed through the API (412). Sources
+        /// themselves are managed by administrators. Names are unique (409).
+        reference_data_sources {
+            /// Name of the source.
+            name: required Text<1, 50>,
+            /// The locale, shown whole; a body gives its id (`{"id": 1}`), other members sent
+            /// back as read are ignored.
+            locale_id: required Id shown_as(locale, locales),
+            /// true: maintained only by the operator's feed; false: through this interface.
+            si_maintained: required Bool,
+        }
+        rules {}
+        extra_filters {}
+    } };
+}
+
 /// `reference_data_source_charge_groups` (2.1).
 #[macro_export]
 macro_rules! reference_data_source_charge_groups {

@@ -129,6 +129,7 @@ macro_rules! api_resource {
                 $(#[doc = $doc:literal])*
                 $field:ident : $access:ident $kind:ident $(<$($param:tt),*>)?
                 $(references($rtable:ident, $rnoun:literal))?
+                $(shown_as($sname:ident, $shtable:ident))?
                 $([$modifier:ident])?
                 $(= $default:expr)?
             ),* $(,)?
@@ -150,23 +151,34 @@ macro_rules! api_resource {
             use $crate::machinery::resource::{ApiResult, Field, FilterParam, HeaderParam, Operations, Resource, WriteRequest};
             use $($storage)::+ as storage;
 
-            /// The record as responses show it.
-            #[derive(Debug, Clone, ::serde::Serialize)]
-            #[serde(rename_all = "camelCase")]
+            /// The record as responses show it (a shown record's member under its own name:
+            /// `currency`, not `currencyId`).
+            #[derive(Debug, Clone)]
             pub struct Record {
                 pub id: i64,
-                $(pub $field: $crate::api_type!(Output $access $kind $(<$($param),*>)?),)*
+                $(pub $field: $crate::api_record_type!($access $kind $(<$($param),*>)? $(; $shtable)?),)*
                 $($(pub $cfield: $crate::api_child_field_type!($cmult, Record, $crate::resources::$ctable),)*)?
-                #[serde(skip)]
                 pub version: i64,
             }
 
-            /// The record's own columns; its children are loaded by [`Record::with_children`].
+            impl ::serde::Serialize for Record {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeMap;
+                    let mut map = serializer.serialize_map(None)?;
+                    map.serialize_entry("id", &self.id)?;
+                    $(map.serialize_entry(::billing_domain::member_name!($field $(, $sname)?), &self.$field)?;)*
+                    $($(map.serialize_entry(::billing_domain::json_name!($cfield), &self.$cfield)?;)*)?
+                    map.end()
+                }
+            }
+
+            /// The record's own columns; its children and shown records are loaded by
+            /// [`Record::complete_page`].
             impl From<storage::Row> for Record {
                 fn from(row: storage::Row) -> Self {
                     Self {
                         id: row.id,
-                        $($field: $crate::api_convert!($access, row.$field),)*
+                        $($field: $crate::api_record_convert!($access, row.$field $(, $shtable)?),)*
                         $($($cfield: Default::default(),)*)?
                         version: row.version,
                     }
@@ -179,15 +191,67 @@ macro_rules! api_resource {
                     connection: &mut ::billing_persistence::DbConnection,
                     row: storage::Row,
                 ) -> ApiResult<Record> {
-                    Self::with_children(connection, vec![Record::from(row)])?
+                    Self::complete_page(connection, vec![Record::from(row)])?
                         .pop()
                         .ok_or_else(|| $crate::error::ApiError::internal("a record vanished while read"))
+                }
+
+                /// A page of records with their owned children and the records they show:
+                /// one query per table, whatever the page's size.
+                #[allow(unused_mut)]
+                pub fn complete_page(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    records: Vec<Record>,
+                ) -> ApiResult<Vec<Record>> {
+                    let mut records = Self::with_children(connection, records)?;
+                    $($crate::api_fill_shown!(connection, records, $field $(, $sname)?);)*
+                    Ok(records)
                 }
             }
 
             $crate::api_children!($($($cfield : $cmult $ctable),*)?);
 
-            $crate::versioned!(Record);
+            impl $crate::machinery::resource::Versioned for Record {
+                fn id(&self) -> i64 {
+                    self.id
+                }
+
+                fn version(&self) -> i64 {
+                    self.version
+                }
+
+                /// The record's, then each shown record's (and what that one shows).
+                #[allow(unused_mut)]
+                fn shown_versions(&self) -> Vec<i64> {
+                    let mut versions = vec![self.version];
+                    $($crate::api_shown_versions!(self, versions, $field $(, $sname)?);)*
+                    versions
+                }
+            }
+
+            /// Other records may show this one whole (`shown_as(…)`).
+            impl $crate::machinery::shown::ShownRecord for Record {
+                type Key = i64;
+                const NOUN: &'static str = $noun;
+                const KEY: &'static str = "id";
+                const FIELDS: &'static [Field] = <super::$name as Resource>::FIELDS;
+
+                fn key(&self) -> i64 {
+                    self.id
+                }
+
+                fn load(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    keys: &[i64],
+                ) -> ApiResult<Vec<Record>> {
+                    let rows = storage::find_many(connection, keys)?;
+                    Record::complete_page(connection, rows.into_iter().map(Record::from).collect())
+                }
+
+                fn shown_versions(&self) -> Vec<i64> {
+                    $crate::machinery::resource::Versioned::shown_versions(self)
+                }
+            }
 
             /// A create or replace body (and the result of a patch).
             #[derive(Debug, ::serde::Deserialize, ::garde::Validate)]
@@ -231,6 +295,7 @@ macro_rules! api_resource {
                         return Err(errors.into());
                     }
                     $($($crate::api_reference!(connection, $access, $field, $rtable, $rnoun);)?)*
+                    $($crate::api_shown_reference!(connection, $access, $field $(, $sname, $shtable)?);)*
                     let children = self.children(connection)?;
                     Ok((storage::Changes { $($field,)* }, children))
                 }
@@ -273,11 +338,12 @@ macro_rules! api_resource {
                     $crate::first_of!($($embedded,)? &[]);
                 const FIELDS: &'static [Field] = &[
                     $crate::resources::common::ID,
-                    $($crate::api_field!(
+                    $($crate::api_declared_field!(
                         $access,
-                        ::billing_domain::json_name!($field),
+                        $field,
                         <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
                         ::billing_domain::kinds::doc_text(concat!($($doc),*))
+                        $(, shown $sname $shtable)?
                         $(, $default)?
                     ),)*
                     $($($crate::api_children_field!(
@@ -290,7 +356,7 @@ macro_rules! api_resource {
                 const FILTERS: &'static [FilterParam] = &[
                     FilterParam::new("id", ::billing_domain::query::FilterKind::Id, "Filter on the id."),
                     $(FilterParam::new(
-                        ::billing_domain::json_name!($field),
+                        ::billing_domain::member_name!($field $(, $sname)?),
                         <$kind $(<$($param),*>)? as ApiKind>::FILTER,
                         ::billing_domain::kinds::doc_text(concat!($($doc),*)),
                     ),)*
@@ -301,7 +367,7 @@ macro_rules! api_resource {
                     ),)*
                 ];
                 const SORT_KEYS: &'static [&'static str] =
-                    &["id", $(::billing_domain::json_name!($field),)*];
+                    &["id", $(::billing_domain::member_name!($field $(, $sname)?),)*];
                 const HEADERS: &'static [HeaderParam] = &[
                     $($(HeaderParam::boolean(
                         stringify!($header),
@@ -327,7 +393,7 @@ macro_rules! api_resource {
                     let (records, total) = $crate::machinery::resource::page(
                         storage::list(connection, query, &caller.contract_owners)?,
                     );
-                    Ok((Record::with_children(connection, records)?, total))
+                    Ok((Record::complete_page(connection, records)?, total))
                 }
 
                 /// 403 for a record outside the caller's scope (lists leave those out).
@@ -977,6 +1043,103 @@ macro_rules! api_scope_owner {
         };
         $crate::api_scope_owner!($connection, next $(, $rest_table . $rest_column)*)
     }};
+}
+
+/// Loads the records a shown member of a page of records shows (nothing for other members).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_fill_shown {
+    ($connection:ident, $records:ident, $field:ident) => {};
+    ($connection:ident, $records:ident, $field:ident, $sname:ident) => {
+        $crate::machinery::shown::fill($connection, &mut $records, |record| &mut record.$field)?
+    };
+}
+
+/// Appends the versions a shown member's record shows (nothing for other members).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_shown_versions {
+    ($record:ident, $versions:ident, $field:ident) => {};
+    ($record:ident, $versions:ident, $field:ident, $sname:ident) => {
+        $crate::machinery::shown::ShownMember::versions(&$record.$field, &mut $versions)
+    };
+}
+
+/// The type of a declared field in a record: a shown member holds the other record.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_record_type {
+    (required $kind:ident $(<$($param:tt),*>)? ; $shtable:ident) => {
+        $crate::machinery::shown::Shown<$crate::resources::$shtable::Record>
+    };
+    (optional $kind:ident $(<$($param:tt),*>)? ; $shtable:ident) => {
+        Option<$crate::machinery::shown::Shown<$crate::resources::$shtable::Record>>
+    };
+    ($access:ident $kind:ident $(<$($param:tt),*>)?) => {
+        $crate::api_type!(Output $access $kind $(<$($param),*>)?)
+    };
+}
+
+/// A stored value as a record holds it (a shown member: its key, until its page is completed).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_record_convert {
+    (required, $value:expr, $shtable:ident) => {
+        $crate::machinery::shown::Shown::of($value)
+    };
+    (optional, $value:expr, $shtable:ident) => {
+        ($value).map($crate::machinery::shown::Shown::of)
+    };
+    ($access:ident, $value:expr) => {
+        $crate::api_convert!($access, $value)
+    };
+}
+
+/// 400 naming `currency.id` unless the record a shown member names exists (nothing for other
+/// members).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_shown_reference {
+    ($connection:ident, $access:ident, $field:ident) => {};
+    ($connection:ident, required, $field:ident, $sname:ident, $shtable:ident) => {
+        $crate::machinery::shown::check_exists::<$crate::resources::$shtable::Record>(
+            $connection,
+            ::billing_domain::json_name!($sname),
+            &$field,
+        )?
+    };
+    ($connection:ident, optional, $field:ident, $sname:ident, $shtable:ident) => {
+        if let Some(key) = &$field {
+            $crate::machinery::shown::check_exists::<$crate::resources::$shtable::Record>(
+                $connection,
+                ::billing_domain::json_name!($sname),
+                key,
+            )?
+        }
+    };
+}
+
+/// The entry of a declared field in a field list: a shown member is the other record's object,
+/// named after it, whose key the input's column holds.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_declared_field {
+    ($access:ident, $field:ident, $field_type:expr, $doc:expr, shown $sname:ident $shtable:ident) => {
+        $crate::machinery::resource::Field::$access(
+            ::billing_domain::json_name!($sname),
+            $crate::machinery::resource::FieldType::Object(
+                <$crate::resources::$shtable::Record as $crate::machinery::shown::ShownRecord>::FIELDS,
+            ),
+            $doc,
+        )
+        .shows(
+            ::billing_domain::json_name!($field),
+            <$crate::resources::$shtable::Record as $crate::machinery::shown::ShownRecord>::KEY,
+        )
+    };
+    ($access:ident, $field:ident, $field_type:expr, $doc:expr $(, $default:expr)?) => {
+        $crate::api_field!($access, ::billing_domain::json_name!($field), $field_type, $doc $(, $default)?)
+    };
 }
 
 /// The first of the given expressions (an optional setting, then its default).

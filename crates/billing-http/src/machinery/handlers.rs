@@ -190,16 +190,17 @@ pub fn parse_input<R: Resource>(
     let mut checked = body;
     if let Value::Object(map) = &mut checked {
         members::check_types(map, R::FIELDS, "", &mut errors);
+        members::lift_shown(map, R::FIELDS, &mut errors);
     }
     if errors.is_empty() {
         let input: R::Input = deserialize(checked).map_err(|error| error.within(prefix))?;
-        validate(&input).map_err(|error| error.within(prefix))?;
+        validate_named::<R>(&input).map_err(|error| error.within(prefix))?;
         return Ok(input);
     }
     // The members left are well typed: their rules are checked too, and reported unless a
     // member (or the part holding it) is already named.
     if let Ok(input) = deserialize::<R::Input>(checked)
-        && let Err(rules) = validate(&input)
+        && let Err(rules) = validate_named::<R>(&input)
         && let Ok(rule_errors) = rules.into_field_errors()
     {
         let named: Vec<String> = errors.errors.iter().map(|e| e.field.clone()).collect();
@@ -215,6 +216,19 @@ pub fn parse_input<R: Resource>(
         }
     }
     Err(ApiError::validation(errors).within(prefix))
+}
+
+/// garde's checks of an input, each error named by the body's path (a shown record's key is
+/// `currency.id`, not the input's `currencyId`).
+fn validate_named<R: Resource>(input: &R::Input) -> Result<(), ApiError> {
+    validate(input).map_err(|error| match error.into_field_errors() {
+        Ok(fields) => {
+            let mut errors = ValidationErrors { errors: fields };
+            members::shown_paths(&mut errors, R::FIELDS);
+            ApiError::validation(errors)
+        }
+        Err(error) => error,
+    })
 }
 
 pub async fn list<R: Resource>(

@@ -98,6 +98,20 @@ pub fn check_object(
             Some(field) if field.owned => {
                 check_value(value, &field.field_type, &member, required, origin, errors)
             }
+            // A shown record may come back as it was read; names it does not have are refused.
+            Some(Field {
+                shows: Some(_),
+                field_type: FieldType::Object(shown),
+                ..
+            }) => {
+                if let Value::Object(inner) = value {
+                    for key in inner.keys() {
+                        if !shown.iter().any(|field| field.name == key) {
+                            errors.push(join(&member, key), "unknown field");
+                        }
+                    }
+                }
+            }
             Some(_) => {}
         }
     }
@@ -264,6 +278,53 @@ fn type_problem(
     }
 }
 
+/// Replaces each shown record's object by the key it gives, under the input's member
+/// (`"currency": {"id": 3, …}` becomes `"currencyId": 3`), once [`check_types`] has checked
+/// the objects; a missing or mistyped key is named by its path (`currency.id`).
+pub fn lift_shown(map: &mut Map<String, Value>, fields: &[Field], errors: &mut ValidationErrors) {
+    for field in fields {
+        let (Some(shows), FieldType::Object(shown)) = (field.shows, field.field_type) else {
+            continue;
+        };
+        let Some(value) = map.remove(field.name) else {
+            continue;
+        };
+        let Value::Object(mut object) = value else {
+            // null, where the member may be null.
+            map.insert(shows.column.to_owned(), Value::Null);
+            continue;
+        };
+        let path = join(field.name, shows.key);
+        let Some(mut key) = object.remove(shows.key) else {
+            errors.push(path, "is required");
+            continue;
+        };
+        let key_type = shown
+            .iter()
+            .find(|member| member.name == shows.key)
+            .map_or(FieldType::Json, |member| member.field_type);
+        match type_problem(&mut key, &key_type, false, &path, errors) {
+            Some(problem) => errors.push(path, problem),
+            None => {
+                map.insert(shows.column.to_owned(), key);
+            }
+        }
+    }
+}
+
+/// Names the errors of a shown record's key by the body's path: `currencyId` → `currency.id`.
+pub fn shown_paths(errors: &mut ValidationErrors, fields: &[Field]) {
+    for error in &mut errors.errors {
+        if let Some((field, shows)) = fields
+            .iter()
+            .filter_map(|field| field.shows.map(|shows| (field, shows)))
+            .find(|(_, shows)| shows.column == error.field)
+        {
+            error.field = join(field.name, shows.key);
+        }
+    }
+}
+
 /// What a JSON Pointer into a record names, walking owned fields: the deepest declared field
 /// and the type of the value at the pointer, with the pointer as a member path
 /// (`/subBrands/1/name` → `subBrands[1].name`; an appended element is `subBrands[-]`).
@@ -286,6 +347,23 @@ pub fn resolve(fields: &[Field], segments: &[String]) -> Option<Target> {
     };
     let mut remaining = rest;
     while let Some((segment, rest)) = remaining.split_first() {
+        // Inside a shown record only its key may change (`/currency/id`).
+        if let (Some(shows), FieldType::Object(shown)) =
+            (target.field.shows, target.field.field_type)
+        {
+            let member = *shown.iter().find(|field| field.name == segment)?;
+            target.path = join(&target.path, segment);
+            target.field = Field {
+                access: if segment == shows.key {
+                    Access::ReadWrite
+                } else {
+                    Access::ReadOnly
+                },
+                ..member
+            };
+            target.value_type = member.field_type;
+            return Some(target);
+        }
         if !target.field.owned {
             return Some(target);
         }

@@ -13,3 +13,4 @@ pub mod patch;
 pub mod request;
 pub mod resource;
 pub mod serde_dates;
+pub mod shown;

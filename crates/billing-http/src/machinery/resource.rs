@@ -95,7 +95,19 @@ pub struct Field {
     pub owned: bool,
     /// The value a body that leaves the field out gets, as JSON text (`false`, `"EMAIL"`).
     pub default: Option<&'static str>,
+    /// A record of another resource shown whole (`machinery::shown`): the body's object gives
+    /// only its key member, stored in the input's column.
+    pub shows: Option<Shows>,
     pub description: &'static str,
+}
+
+/// Where a shown record's key goes: the body's `currency.id` is the input's `currencyId`.
+#[derive(Debug, Clone, Copy)]
+pub struct Shows {
+    /// The input member (the stored column's JSON name): `currencyId`.
+    pub column: &'static str,
+    /// The shown object's member read from a body: `id`, or `code`.
+    pub key: &'static str,
 }
 
 impl Field {
@@ -117,6 +129,7 @@ impl Field {
             max_items: None,
             owned: false,
             default: None,
+            shows: None,
             description,
         }
     }
@@ -227,6 +240,12 @@ impl Field {
     }
 
     /// Owned children: checked member by member at every depth (see [`Field::owned`]).
+    /// A record of another resource shown whole; `column` holds its `key` in the input.
+    pub const fn shows(mut self, column: &'static str, key: &'static str) -> Self {
+        self.shows = Some(Shows { column, key });
+        self
+    }
+
     pub const fn owned(mut self) -> Self {
         self.owned = true;
         self
@@ -546,7 +565,7 @@ pub fn not_found<R: Resource>(id: i64) -> ApiError {
 }
 
 /// 400 naming `field` for a reference to a record that does not exist.
-pub fn missing_reference(field: &str, noun: &str, id: i64) -> ApiError {
+pub fn missing_reference(field: &str, noun: &str, id: impl std::fmt::Display) -> ApiError {
     ApiError::field(field, format!("{noun} {id} does not exist"))
 }
 

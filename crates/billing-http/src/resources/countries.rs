@@ -79,6 +79,33 @@ impl Resource for Countries {
     }
 }
 
+/// What a record showing a country holds (a locale's `country`).
+pub type Record = Country;
+
+/// Locales show their country whole; a body names it by code.
+impl crate::machinery::shown::ShownRecord for Country {
+    type Key = String;
+    const NOUN: &'static str = "country";
+    const KEY: &'static str = "code";
+    const FIELDS: &'static [Field] = &[CODE, NAME];
+
+    fn key(&self) -> String {
+        self.code.clone()
+    }
+
+    fn load(connection: &mut DbConnection, codes: &[String]) -> ApiResult<Vec<Country>> {
+        Ok(countries::find_many(connection, codes)?
+            .into_iter()
+            .map(Country::from)
+            .collect())
+    }
+
+    /// The shipped list never changes: nothing for an entity tag.
+    fn shown_versions(&self) -> Vec<i64> {
+        Vec::new()
+    }
+}
+
 /// Countries are keyed by code and never change: no numeric id, always version 1.
 impl crate::machinery::resource::Versioned for Country {
     fn id(&self) -> i64 {

@@ -25,7 +25,7 @@ billing_domain::reference_data_source_charge_groups!(
 
 /// 412 when source `source_id` is maintained by the operator; 400 when it does not exist.
 pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {
-    let source = reference_data_sources::find_row(connection, source_id)?.ok_or_else(|| {
+    let source = reference_data_sources::find(connection, source_id)?.ok_or_else(|| {
         missing_reference("referenceDataSourceId", "reference data source", source_id)
     })?;
     ensure_externally_maintained(source.id, source.si_maintained)

@@ -72,6 +72,11 @@ api_test! {
         assert_eq!(replaced.json()["country"]["name"], "France");
         assert_eq!(app.get("/v1/locales?page=1&pageSize=5&country=FR").header("x-total-count"), Some("1"));
         app.delete("/v1/currencies/1").assert_problem(409);
+        // Filters and sort keys are named after the shown member.
+        let filtered = app.get("/v1/locales?page=1&pageSize=5&currency=1&sort=currency:desc,country");
+        assert_eq!(filtered.status, 200, "{}", filtered.text);
+        assert_eq!(filtered.header("x-total-count"), Some("1"));
+        app.get("/v1/locales?currencyId=1").assert_problem(400);
         assert_eq!(app.delete("/v1/locales/1").status, 204);
         assert_eq!(app.delete("/v1/currencies/1").status, 204);
     }
@@ -100,5 +105,42 @@ api_test! {
             Some(("application/json-patch+json", json!([{ "op": "replace", "path": "/name", "value": "Renamed" }]).to_string())));
         assert_eq!(fresh.status, 200, "{}", fresh.text);
         assert_eq!(app.head(&source_path).header("etag"), fresh.header("etag"));
+    }
+}
+
+api_test! {
+    fn a_shown_record_is_named_by_its_key_alone(app) {
+        let currency = app.create("/v1/currencies", currency_body("EUR"));
+        let problems = |body: serde_json::Value| {
+            let reply = app.post("/v1/locales", body);
+            let problem = reply.assert_problem(400);
+            problem["errors"].as_array().expect("errors").iter()
+                .map(|error| format!("{}: {}", error["field"].as_str().unwrap_or(""), error["message"].as_str().unwrap_or("")))
+                .collect::<Vec<_>>()
+        };
+        // Members the shown record does not have, a missing key, a key of the wrong type, and
+        // the column's own name, each named by its path, in one answer.
+        assert_eq!(
+            problems(json!({ "country": { "code": "IE", "capital": "Dublin" }, "currency": {}, "currencyId": 1 })),
+            vec!["country.capital: unknown field", "currencyId: unknown field", "currency.id: is required"]
+        );
+        assert_eq!(problems(json!({ "country": { "code": 7 }, "currency": { "id": "one" } })),
+            vec!["country.code: must be a string", "currency.id: must be an integer"]);
+        assert_eq!(problems(json!({ "country": "IE", "currency": { "id": currency["id"] } })),
+            vec!["country: must be an object"]);
+        assert_eq!(problems(json!({ "currency": { "id": currency["id"] } })), vec!["country: is required"]);
+        assert_eq!(problems(json!({ "country": { "code": "IE" }, "currency": { "id": 42 } })),
+            vec!["currency.id: currency 42 does not exist"]);
+        assert_eq!(app.get("/v1/locales?page=1&pageSize=5").header("x-total-count"), Some("0"));
+        // A patch changes the shown record by its key; its other members are read-only.
+        let locale = app.create("/v1/locales", json!({ "country": { "code": "IE" }, "currency": { "id": currency["id"] } }));
+        let path = format!("/v1/locales/{}", locale["id"]);
+        let read_only = app.patch(&path, json!([{ "op": "replace", "path": "/country/name", "value": "Eire" }]));
+        read_only.assert_problem(400);
+        assert!(read_only.text.contains("'country.name' is read-only"), "{}", read_only.text);
+        let moved = app.patch(&path, json!([{ "op": "replace", "path": "/country/code", "value": "FR" }]));
+        assert_eq!(moved.status, 200, "{}", moved.text);
+        assert_eq!(moved.json()["country"], json!({ "code": "FR", "name": "France" }));
+        assert_eq!(app.get(&path).json()["country"]["name"], "France");
     }
 }
