@@ -124,7 +124,9 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
         FieldType::Digits { min, max } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": format!("^[0-9]{{{min},{max}}}$") })
         }
-        FieldType::Pattern { pattern, min, max } => {
+        FieldType::Pattern {
+            pattern, min, max, ..
+        } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
         }
         FieldType::Decimal {
@@ -154,6 +156,96 @@ fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
     }
 }
 
+/// A realistic value of a member, for the documentation (Swagger UI would otherwise make one
+/// up from the pattern): the description's ``e.g. `Leeds` ``, else the kind's own example
+/// (`FieldType::Pattern`), else one made from the type and the member's name. `None` for
+/// objects, whose members carry their own.
+fn example_of(field: &Field) -> Option<Value> {
+    if let Some(text) = described_example(field.description) {
+        return Some(typed_example(text, &field.field_type));
+    }
+    if matches!(field.field_type, FieldType::Boolean)
+        && let Some(default) = field.default.and_then(|d| serde_json::from_str(d).ok())
+    {
+        return Some(default);
+    }
+    type_example(&field.field_type, field.name)
+}
+
+/// The text of the first ``e.g. `…` `` in a description.
+fn described_example(description: &str) -> Option<&str> {
+    let start = description.find("e.g. `")? + "e.g. `".len();
+    let length = description[start..].find('`')?;
+    Some(&description[start..start + length])
+}
+
+/// A described example as a value of the member's JSON type.
+fn typed_example(text: &str, field_type: &FieldType) -> Value {
+    match field_type {
+        FieldType::Id
+        | FieldType::Integer { .. }
+        | FieldType::Decimal { .. }
+        | FieldType::Boolean
+        | FieldType::Array(_) => serde_json::from_str(text).unwrap_or_else(|_| json!(text)),
+        _ => json!(text),
+    }
+}
+
+/// A value of `field_type` for a member named `name` (`siteName` → "Site name").
+fn type_example(field_type: &FieldType, name: &str) -> Option<Value> {
+    let words = || {
+        let mut words = String::new();
+        for (index, c) in name.chars().enumerate() {
+            if index == 0 {
+                words.extend(c.to_uppercase());
+            } else if c.is_uppercase() {
+                words.push(' ');
+                words.extend(c.to_lowercase());
+            } else {
+                words.push(c);
+            }
+        }
+        words
+    };
+    let fit = |text: String, max: u32| text.chars().take(max as usize).collect::<String>();
+    Some(match field_type {
+        FieldType::Id => json!(1),
+        FieldType::Integer { minimum, maximum } => json!(30.clamp(*minimum, *maximum)),
+        FieldType::Text { max, .. } => json!(fit(words(), *max)),
+        FieldType::Letters { max, .. } => {
+            json!(fit(
+                words().chars().filter(char::is_ascii_alphabetic).collect(),
+                *max
+            ))
+        }
+        FieldType::Digits { min, max } => {
+            let length = (*min).max(8.min(*max)) as usize;
+            json!(
+                "12345678901234567890"
+                    .chars()
+                    .cycle()
+                    .take(length)
+                    .collect::<String>()
+            )
+        }
+        FieldType::Pattern { example, .. } => json!(example),
+        FieldType::Decimal {
+            minimum, maximum, ..
+        } => json!(if (*minimum..=*maximum).contains(&12) {
+            12.5
+        } else {
+            *minimum as f64
+        }),
+        FieldType::Date => json!("2026-01-01"),
+        FieldType::DateTime => json!("2026-01-01T09:30:00Z"),
+        FieldType::Boolean => json!(true),
+        FieldType::Enum(values) | FieldType::Codes(_, values) => json!(values.first()?),
+        FieldType::Email { .. } => json!("accounts@example.com"),
+        FieldType::Array(items) => json!([type_example(items, name)?]),
+        FieldType::Object(_) | FieldType::ObjectList(_) | FieldType::Json => return None,
+    })
+}
+
 /// A bulk update body: 1 to 1000 objects, each the id of a record and the members to change.
 fn bulk_update_schema(fields: &[Field]) -> Value {
     let most = crate::machinery::handlers::MAX_BULK_ELEMENTS;
@@ -176,6 +268,9 @@ fn reference_schema(fields: &[Field]) -> Value {
             let mut properties = Map::new();
             let mut schema = type_schema(&key.field_type, None);
             schema["description"] = json!(key.description);
+            if let Some(example) = example_of(key) {
+                schema["example"] = example;
+            }
             properties.insert(key.name.to_owned(), schema);
             json!({ "type": "object", "properties": properties, "required": [key.name] })
         }
@@ -230,6 +325,11 @@ fn object_schema(fields: &[Field], input: bool) -> Value {
             }
         }
         schema["description"] = json!(field.description);
+        if !field.owned
+            && let Some(example) = example_of(field)
+        {
+            schema["example"] = example;
+        }
         if field.non_empty {
             schema["minItems"] = json!(1);
         }
@@ -1014,6 +1114,107 @@ mod tests {
         let document = super::document(&crate::resources::documentation());
         let text = document.to_string();
         assert!(!text.contains(" <value>"), "a bare placeholder is left");
+    }
+
+    /// Every `example` in the document, with the schema it sits in.
+    fn examples(value: &serde_json::Value, at: &str, out: &mut Vec<(String, serde_json::Value)>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map.contains_key("example") {
+                    out.push((at.to_owned(), value.clone()));
+                }
+                for (key, child) in map {
+                    examples(child, &format!("{at}/{key}"), out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    examples(child, &format!("{at}/{index}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Realistic examples (not Swagger UI's strings made up from patterns), each a value its
+    /// own schema accepts: type, pattern, lengths, bounds and enumeration.
+    #[test]
+    fn every_example_is_valid_for_its_schema() {
+        use serde_json::Value;
+        let document = crate::openapi_document();
+        let mut found = Vec::new();
+        examples(&document, "", &mut found);
+        assert!(
+            found.len() > 300,
+            "members carry examples ({})",
+            found.len()
+        );
+        let schemas = &document["components"]["schemas"];
+        for (at, schema) in found {
+            let example = &schema["example"];
+            let types: Vec<&str> = match &schema["type"] {
+                Value::String(kind) => vec![kind.as_str()],
+                Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let allowed = |kind: &str| types.is_empty() || types.contains(&kind);
+            match example {
+                Value::String(text) => {
+                    assert!(allowed("string"), "{at}: {example} is not a {types:?}");
+                    let length = text.chars().count() as u64;
+                    assert!(
+                        schema["minLength"].as_u64().is_none_or(|min| length >= min),
+                        "{at}: {text}"
+                    );
+                    assert!(
+                        schema["maxLength"].as_u64().is_none_or(|max| length <= max),
+                        "{at}: {text}"
+                    );
+                    if let Some(pattern) = schema["pattern"].as_str() {
+                        let pattern = regex::Regex::new(pattern).expect("pattern");
+                        assert!(
+                            pattern.is_match(text),
+                            "{at}: {text:?} does not match {pattern}"
+                        );
+                    }
+                    if schema["format"] == "date" {
+                        assert!(
+                            billing_domain::dates::parse_date(text).is_some(),
+                            "{at}: {text}"
+                        );
+                    }
+                    if let Some(reference) = schema["$ref"].as_str() {
+                        let name = reference.trim_start_matches("#/components/schemas/");
+                        let codes = schemas[name]["enum"].as_array().expect("a code set");
+                        assert!(codes.contains(example), "{at}: {text} is not one of {name}");
+                    }
+                }
+                Value::Number(number) => {
+                    assert!(allowed("integer") || allowed("number"), "{at}: {example}");
+                    let value = number.as_f64().expect("a number");
+                    assert!(
+                        schema["minimum"].as_f64().is_none_or(|min| value >= min),
+                        "{at}: {value}"
+                    );
+                    assert!(
+                        schema["maximum"].as_f64().is_none_or(|max| value <= max),
+                        "{at}: {value}"
+                    );
+                    if allowed("integer") && !allowed("number") {
+                        assert!(number.is_i64(), "{at}: {value} is not an integer");
+                    }
+                }
+                Value::Bool(_) => assert!(allowed("boolean"), "{at}: {example}"),
+                Value::Array(_) => assert!(allowed("array"), "{at}: {example}"),
+                other => panic!("{at}: an example of {other}"),
+            }
+            if let Some(values) = schema["enum"].as_array() {
+                assert!(
+                    values.contains(example),
+                    "{at}: {example} is not one of {values:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ macro_rules! contract_owners {
         /// The companies customers are contracted with, each with the sub-brands it trades
         /// under. A user restricted to some contract owners sees only those.
         contract_owners {
-            /// Name of the contract owner.
+            /// Name of the contract owner (e.g. `Northern Telecom Ltd`).
             name: required Text<1, 255>,
         }
         children {
@@ -27,7 +27,7 @@ macro_rules! contract_owner_sub_brands {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
         /// A brand a contract owner trades under.
         contract_owner_sub_brands {
-            /// Name of the sub-brand.
+            /// Name of the sub-brand (e.g. `Northern Mobile`).
             name: required Text<1, 255>,
         }
         rules {}
@@ -41,7 +41,7 @@ macro_rules! billing_cycles {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
         /// The cycles customers are billed on.
         billing_cycles {
-            /// Name of the billing cycle.
+            /// Name of the billing cycle (e.g. `Monthly on the 1st`).
             name: required Text<1, 255>,
         }
         rules {}
@@ -57,7 +57,7 @@ macro_rules! invoice_templates {
         /// INVOICE and its summary template of type INVOICE_SUMMARY, so a template's type is
         /// fixed when it is created.
         invoice_templates {
-            /// Name of the template.
+            /// Name of the template (e.g. `Standard invoice`).
             name: required Text<1, 255>,
             /// INVOICE, INVOICE_SUMMARY or ELECTRONIC_SUMMARY. Set on creation only: a change
             /// afterwards is refused (400).
@@ -77,9 +77,9 @@ macro_rules! customers {
         /// request for another owner's customer, or a write that would give a customer to
         /// one, is refused (403).
         customers {
-            /// Name of the customer.
+            /// Name of the customer (e.g. `Acme Trading Ltd`).
             customer_name: required Text<1, 100>,
-            /// The customer's reference.
+            /// The customer's reference (e.g. `ACME-0042`).
             customer_reference: required Text<1, 100>,
             /// Id of the contract owner the customer is contracted with.
             contract_owner_id: required Id references(contract_owners, "contract owner"),
@@ -108,7 +108,7 @@ macro_rules! custom_field_definitions {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
         /// The custom fields sites can carry values for.
         custom_field_definitions {
-            /// Display label of the field.
+            /// Display label of the field (e.g. `Cost centre`).
             label: required Text<1, 255>,
         }
         rules {}
@@ -126,11 +126,11 @@ macro_rules! payment_provider_mandates {
         payment_provider_mandates {
             /// PROVIDER_B, PROVIDER_C or PROVIDER_D.
             provider: required Enum<MandateProvider>,
-            /// The provider's reference of the mandate; unique per provider.
+            /// The provider's reference of the mandate; unique per provider (e.g. `MD-000123`).
             mandate_reference: required Text<1, 255>,
-            /// The mandate's status as the provider reports it (free text).
+            /// The mandate's status as the provider reports it (free text) (e.g. `ACTIVE`).
             status: required Text<1, 100>,
-            /// The customer's reference in the provider's system, or null.
+            /// The customer's reference in the provider's system, or null (e.g. `CUS-7781`).
             third_party_customer_reference: optional Text<1, 255>,
             /// When the mandate was recorded (UTC).
             created_date: created DateTime,
@@ -149,7 +149,7 @@ macro_rules! adhoc_bill_runs {
         /// Bill runs made outside the billing cycles, for a chosen set of sites. A user
         /// restricted to some contract owners may name only their sites.
         adhoc_bill_runs {
-            /// Name of the bill run.
+            /// Name of the bill run (e.g. `Year-end adjustments`).
             name: required Text<1, 255>,
         }
         children {

@@ -12,11 +12,11 @@ macro_rules! sites {
         sites {
             /// Id of the customer the site belongs to.
             customer_id: required Id references(customers, "customer"),
-            /// Name of the site.
+            /// Name of the site (e.g. `Leeds office`).
             site_name: required Text<1, 100>,
-            /// The customer's reference for the site.
+            /// The customer's reference for the site (e.g. `LEEDS-01`).
             site_reference: required Text<1, 100>,
-            /// Tag a matching component uses to tell rental product flavours apart.
+            /// Tag a matching component uses to tell rental product flavours apart (e.g. `north-region`).
             matchmaker_matching_tag: optional Text<1, 255>,
             /// The date the site starts (yyyy-MM-dd).
             start_date: required Date,
@@ -31,9 +31,9 @@ macro_rules! sites {
             /// null when the site has siteInvoiceDetails.
             site_id_receiving_invoice: optional Id,
             /// Amount per repayment period, in major currency units: 1 to 100000, at most 2
-            /// decimal places. Given with repaymentPlanRemainingPeriods, or neither.
+            /// decimal places. Given with repaymentPlanRemainingPeriods, or neither (e.g. `150.00`).
             repayment_plan_amount: optional Decimal<2, 1, 100000>,
-            /// Repayment periods remaining (typically months): 0 to 240.
+            /// Repayment periods remaining (typically months): 0 to 240 (e.g. `12`).
             repayment_plan_remaining_periods: optional Integer<0, 240>,
         }
         children {
@@ -90,17 +90,17 @@ macro_rules! address_fields {
     ($($then:ident)::+, ($($with:tt)*), $(#[doc = $doc:literal])* $table:ident) => { $($then)::+! { ($($with)*)
         $(#[doc = $doc])*
         $table {
-            /// Business name at the address.
+            /// Business name at the address (e.g. `Acme Trading Ltd`).
             business_name: optional Text<0, 100>,
-            /// First line of the address.
+            /// First line of the address (e.g. `1 Park Row`).
             address1: required Text<1, 100>,
-            /// Second line of the address.
+            /// Second line of the address (e.g. `Third floor`).
             address2: optional Text<0, 100>,
-            /// Third line of the address.
+            /// Third line of the address (e.g. `City Centre`).
             address3: optional Text<0, 100>,
-            /// Town.
+            /// Town (e.g. `Leeds`).
             town: required Text<1, 50>,
-            /// County.
+            /// County (e.g. `West Yorkshire`).
             county: optional Text<0, 30>,
             /// Postcode: up to 20 letters, digits, whitespace and @ . - + _.
             postcode: required Postcode,
@@ -136,7 +136,7 @@ macro_rules! site_contacts {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
         /// A contact of a site.
         site_contacts {
-            /// Name of the contact.
+            /// Name of the contact (e.g. `Ann Smith`).
             contact_name: required Text<1, 100>,
             /// Empty, or 4 to 100 letters, digits, whitespace and ( ) @ & . , - _ £ |.
             contact_telephone_number: optional Telephone,
@@ -182,7 +182,7 @@ macro_rules! site_invoice_details {
             electronic_summary_template_ids: defaulted IdList = [],
             /// Components of the summary template and their positions (at most 100).
             invoice_summary_template_components: defaulted TemplateComponents = [],
-            /// Account package reference.
+            /// Account package reference (e.g. `PKG-GOLD`).
             account_package_reference: optional Text<1, 100>,
             /// Days from invoice to due date: 0 to 365. This or preferredPaymentDay is required.
             payment_terms_in_days: optional Integer<0, 365>,
@@ -191,7 +191,7 @@ macro_rules! site_invoice_details {
             /// How the site pays.
             payment_method: required Enum<PaymentMethod>,
             /// The provider's mandate reference; required for PROVIDER_B, PROVIDER_C and
-            /// PROVIDER_D, and must name a known mandate of that provider.
+            /// PROVIDER_D, and must name a known mandate of that provider (e.g. `MD-000123`).
             mandate_reference: optional Text<1, 255>,
             /// The mandate's status, read from the mandate.
             mandate_status: derived Text<1, 100>,
@@ -202,21 +202,21 @@ macro_rules! site_invoice_details {
             /// The customer's reference in a third-party system; required with a PROVIDER_C
             /// mandate.
             third_party_customer_reference: optional Text<1, 255>,
-            /// Direct debit reference.
+            /// Direct debit reference (e.g. `DD-4471`).
             direct_debit_reference: optional Text<1, 100>,
-            /// Bank account name.
+            /// Bank account name (e.g. `Acme Trading Ltd`).
             account_name: optional Text<1, 100>,
             /// Bank account number: 1 to 34 letters and digits (IBAN length).
             account_number: optional AccountNumber,
             /// Bank sort code: 1 to 20 digits, spaces and hyphens.
             sort_code: optional SortCode,
-            /// Purchase order number.
+            /// Purchase order number (e.g. `PO-2026-118`).
             purchase_order_number: optional Text<1, 100>,
-            /// Notes shown on invoices addressed to this site.
+            /// Notes shown on invoices addressed to this site (e.g. `Quote the PO number on remittance`).
             invoice_notes: optional Text<1, 1000>,
             /// Whether the site is exempt from tax.
             tax_exempt: optional Bool,
-            /// Tax registration number.
+            /// Tax registration number (e.g. `GB123456789`).
             tax_registration_number: optional Text<1, 50>,
         }
         children {
@@ -240,7 +240,7 @@ macro_rules! site_assigned_custom_fields {
             custom_field_definition_id: required Id references(custom_field_definitions, "custom field definition"),
             /// Display label of the definition, read from it.
             label: derived Text<1, 255>,
-            /// The value; null when not set.
+            /// The value; null when not set (e.g. `CC-104`).
             value: optional Text<0, 1000>,
         }
         rules {}
@@ -258,9 +258,9 @@ macro_rules! inventory_items {
         inventory_items {
             /// Id of the site the item is attached to.
             site_id: required Id references(sites, "site"),
-            /// Code of the product.
+            /// Code of the product (e.g. `BB-FTTP-900`).
             product_code: required Text<1, 100>,
-            /// Description of the item.
+            /// Description of the item (e.g. `Fibre broadband 900 Mb`).
             description: optional Text<1, 255>,
             /// How many: 1 to 1000000; 1 when left out.
             quantity: defaulted Integer<1, 1000000> = 1,

@@ -119,7 +119,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^[^\\s\\u0000-\\u001F\\u007F-\\u009F<>]$",
         min: 1,
-        max: 1
+        max: 1,
+        example: "£"
     }
 );
 text_kind!(
@@ -127,7 +128,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^[A-Z]{3}$",
         min: 3,
-        max: 3
+        max: 3,
+        example: "GBP"
     }
 );
 text_kind!(
@@ -135,7 +137,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^[A-Z]{2}$",
         min: 2,
-        max: 2
+        max: 2,
+        example: "GB"
     }
 );
 
@@ -144,7 +147,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^[\\p{L}\\p{N}\\s@.+_-]*$",
         min: 0,
-        max: 20
+        max: 20,
+        example: "LS1 4AP"
     }
 );
 text_kind!(
@@ -152,7 +156,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^$|^[\\p{L}\\p{N}\\s()@&.,_£|-]{4,100}$",
         min: 0,
-        max: 100
+        max: 100,
+        example: "0113 496 0000"
     }
 );
 text_kind!(
@@ -160,7 +165,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^[a-zA-Z0-9]+$",
         min: 1,
-        max: 34
+        max: 34,
+        example: "31926819"
     }
 );
 text_kind!(
@@ -168,7 +174,8 @@ text_kind!(
     FieldType::Pattern {
         pattern: "^[0-9 -]+$",
         min: 1,
-        max: 20
+        max: 20,
+        example: "60-16-13"
     }
 );
 text_kind!(Email, FieldType::Email { max: 255 });

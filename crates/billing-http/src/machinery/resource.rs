@@ -38,11 +38,12 @@ pub enum FieldType {
         min: u32,
         max: u32,
     },
-    /// Text with its own pattern.
+    /// Text with its own pattern, and a realistic value of it (the documentation's example).
     Pattern {
         pattern: &'static str,
         min: u32,
         max: u32,
+        example: &'static str,
     },
     /// An exact decimal with at most `scale` places, in `minimum..=maximum`.
     Decimal {

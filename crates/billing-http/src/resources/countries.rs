@@ -34,6 +34,7 @@ pub const CODE: Field = Field::read_only(
         pattern: "^[A-Z]{2}$",
         min: 2,
         max: 2,
+        example: "GB",
     },
     "ISO 3166-1 alpha-2 code.",
 );

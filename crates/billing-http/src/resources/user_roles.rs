@@ -46,6 +46,7 @@ const CODE: FieldType = FieldType::Pattern {
     pattern: "^[A-Z_]+$",
     min: 1,
     max: 50,
+    example: "BILLING_MANAGER",
 };
 const WORDS: FieldType = FieldType::Text { min: 1, max: 200 };
 
