@@ -388,6 +388,27 @@ mod tests {
     }
 
     #[test]
+    fn every_option_and_argument_of_every_command_is_described() {
+        fn check(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id != "help" && id != "version" && arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {}", sub.get_name()));
+                }
+                check(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        check(&Cli::command(), "billing", &mut missing);
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
+    }
+
+    #[test]
     fn help_lists_every_setting() {
         let help = Cli::command().render_long_help().to_string();
         for variable in [
