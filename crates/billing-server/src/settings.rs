@@ -225,11 +225,12 @@ impl Default for LogSettings {
     }
 }
 
-/// Everything `serve` uses: the database, the listeners, tokens, sign-in, limits, logging.
+/// Everything `serve` uses: the listeners, tokens, sign-in, limits, the database, logging.
+/// (The server's own options come first: a flattened group's heading holds for what follows
+/// it.)
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Server")]
 pub struct Settings {
-    #[command(flatten)]
-    pub database: DatabaseSettings,
     /// Address and port to listen on.
     #[arg(long, env = "BILLING_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
@@ -275,6 +276,8 @@ pub struct Settings {
     /// left out and its lookups answer 507. For capacity planning and tests.
     #[arg(long, env = "BILLING_RATING_WORD_LIMIT")]
     pub rating_word_limit: Option<usize>,
+    #[command(flatten)]
+    pub database: DatabaseSettings,
     #[command(flatten)]
     pub logging: LogSettings,
 }
