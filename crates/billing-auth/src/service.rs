@@ -309,6 +309,16 @@ pub enum Bearer {
     Unread(UnreadCaller),
 }
 
+impl Bearer {
+    /// The user the token names.
+    pub fn user_id(&self) -> i64 {
+        match self {
+            Bearer::Known(user) => user.id,
+            Bearer::Unread(unread) => unread.user_id,
+        }
+    }
+}
+
 /// A user id from a valid token, to be read from the database. It notes the principal cache's
 /// generation before the read, so that a read racing a change to users is not kept.
 #[derive(Debug, Clone)]

@@ -264,12 +264,51 @@ impl From<PersistenceError> for ApiError {
                 "a record with the same unique values already exists ({})",
                 describe_constraint(&constraint)
             )),
+            PersistenceError::StillReferenced { table, id, by } => {
+                let by: Vec<String> = by.iter().map(|table| camel_case(table)).collect();
+                let record = record_noun(table);
+                ApiError::conflict(if by.is_empty() {
+                    format!("{record} {id} is still used by other records")
+                } else {
+                    format!("{record} {id} is still used by: {}", by.join(", "))
+                })
+            }
             PersistenceError::ForeignKeyViolation { .. } => ApiError::conflict(
                 "the record is still referenced by other records, or refers to a missing one",
             ),
             PersistenceError::Unavailable(cause) => ApiError::unavailable(cause),
             other => ApiError::internal(other.to_string()),
         }
+    }
+}
+
+/// A table's name as the API names its resource: `reference_data_source_charge_groups` ->
+/// `referenceDataSourceChargeGroups`.
+fn camel_case(table: &str) -> String {
+    let mut name = String::with_capacity(table.len());
+    let mut upper = false;
+    for character in table.chars() {
+        if character == '_' {
+            upper = true;
+        } else if upper {
+            name.extend(character.to_uppercase());
+            upper = false;
+        } else {
+            name.push(character);
+        }
+    }
+    name
+}
+
+/// One row of a table in words: `charge_groups` -> `charge group`, `currencies` -> `currency`.
+fn record_noun(table: &str) -> String {
+    let words = table.replace('_', " ");
+    if let Some(stem) = words.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = words.strip_suffix("sses") {
+        format!("{stem}ss")
+    } else {
+        words.strip_suffix('s').unwrap_or(&words).to_owned()
     }
 }
 
@@ -390,6 +429,22 @@ mod tests {
             },
         )
         "#);
+    }
+
+    #[test]
+    fn a_refused_delete_names_what_still_uses_the_record() {
+        let error = ApiError::from(PersistenceError::StillReferenced {
+            table: "charge_groups",
+            id: 3,
+            by: vec!["reference_data_source_charge_groups".into(), "sites".into()],
+        });
+        assert_eq!(error.status(), StatusCode::CONFLICT);
+        insta::assert_snapshot!(error.detail(), @"charge group 3 is still used by: referenceDataSourceChargeGroups, sites");
+        let noun = |table| record_noun(table);
+        assert_eq!(
+            [noun("currencies"), noun("site_addresses"), noun("locales")],
+            ["currency", "site address", "locale"]
+        );
     }
 
     #[test]

@@ -42,9 +42,42 @@ fn single(path: &str, method: &'static str, route: actix_web::Route) -> actix_we
         .default_service(machinery::handlers::method_not_allowed(method.to_owned()))
 }
 
+/// Where `/metrics` is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsOn {
+    /// With the API, on its address.
+    Api,
+    /// Only on an address of its own ([`metrics_application`]): the API's answers 404.
+    OwnAddress,
+}
+
+fn metrics_route() -> actix_web::Resource {
+    single("/metrics", "GET", web::get().to(routes::health::metrics))
+}
+
+/// What the metrics address serves: `/metrics` and nothing else (every other path 404).
+pub fn metrics_application(
+    state: web::Data<AppState>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .wrap(from_fn(request_context::middleware))
+        .service(metrics_route())
+        .default_service(web::to(unknown_route))
+}
+
 /// The whole application, ready for `HttpServer::new`.
 pub fn application(
     state: web::Data<AppState>,
+    metrics_on: MetricsOn,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -67,11 +100,11 @@ pub fn application(
             "GET",
             web::get().to(routes::health::ready),
         ))
-        .service(single(
-            "/metrics",
-            "GET",
-            web::get().to(routes::health::metrics),
-        ))
+        .configure(|config| {
+            if metrics_on == MetricsOn::Api {
+                config.service(metrics_route());
+            }
+        })
         .service(
             web::scope("/v1")
                 .service(single(

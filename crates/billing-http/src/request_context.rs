@@ -1,10 +1,12 @@
 //! Request ids: accepted from `X-Request-Id` (when sane) or generated, echoed on the response,
-//! attached to the one log line per request and to every error body.
+//! attached to the one log line per request and to every error body. The log line also names
+//! the caller (`user_id`, when a bearer token named one) and the time taken in milliseconds.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use std::cell::Cell;
 use std::time::Instant;
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -13,6 +15,8 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 pub struct RequestContext {
     pub request_id: String,
     pub path: String,
+    /// The caller's user id, once a bearer token named one (for the request's log line).
+    pub user_id: Cell<Option<i64>>,
 }
 
 tokio::task_local! {
@@ -22,6 +26,17 @@ tokio::task_local! {
 /// The context of the request being served (empty outside one).
 pub fn current() -> RequestContext {
     CONTEXT.try_with(Clone::clone).unwrap_or_default()
+}
+
+/// Notes the caller of the request being served (a no-op outside one): its log line names
+/// them. Called once a bearer token is verified, before the user's row is checked.
+pub fn set_user_id(user_id: i64) {
+    let _ = CONTEXT.try_with(|context| context.user_id.set(Some(user_id)));
+}
+
+/// Milliseconds with two decimals (0.42, 12.35), as the request log shows them.
+pub fn milliseconds(elapsed: std::time::Duration) -> f64 {
+    (elapsed.as_secs_f64() * 100_000.0).round() / 100.0
 }
 
 /// A client's id is kept when it is 1..=200 visible ASCII characters; otherwise a new one.
@@ -44,6 +59,7 @@ pub async fn middleware(
     let context = RequestContext {
         request_id: request_id_from(&request),
         path: request.path().to_owned(),
+        user_id: Cell::new(None),
     };
     let method = request.method().clone();
     let request_id = context.request_id.clone();
@@ -51,7 +67,19 @@ pub async fn middleware(
     let state = request
         .app_data::<actix_web::web::Data<crate::state::AppState>>()
         .cloned();
-    let mut response = CONTEXT.scope(context, next.call(request)).await?;
+    // The caller is read back inside the scope, once the handler (and the extractor that
+    // verified the token) ran.
+    let (response, user_id) = CONTEXT
+        .scope(context, async move {
+            let response = next.call(request).await;
+            let user_id = CONTEXT
+                .try_with(|context| context.user_id.get())
+                .ok()
+                .flatten();
+            (response, user_id)
+        })
+        .await;
+    let mut response = response?;
     if let Some(state) = state {
         let route = response
             .request()
@@ -74,8 +102,23 @@ pub async fn middleware(
         method = %method,
         path = %path,
         status = response.status().as_u16(),
-        elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+        user_id,
+        elapsed_ms = milliseconds(started.elapsed()),
         "request"
     );
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milliseconds_keep_two_decimals() {
+        let ms = |micros| milliseconds(std::time::Duration::from_micros(micros)).to_string();
+        assert_eq!(
+            [ms(423), ms(12_345), ms(5), ms(2_000_000)],
+            ["0.42", "12.35", "0.01", "2000"]
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! Choosing the backend, pooling connections, migrating, and running transactions.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
@@ -114,11 +116,73 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup 
     }
 }
 
+/// The upper bounds, in seconds, of the buckets of [`PoolStatus::checkout_buckets`]. A
+/// checkout that finds an idle connection takes a few microseconds; one in a bucket past the
+/// first waited for a connection to come back (or to be made).
+pub const CHECKOUT_BUCKETS: [f64; 6] = [0.0001, 0.001, 0.01, 0.1, 1.0, 5.0];
+
+/// What the pool reports of its checkouts, counted with relaxed atomics only: no lock and no
+/// allocation per checkout.
+#[derive(Debug, Default)]
+struct PoolEvents {
+    /// Checkouts by the first bucket of [`CHECKOUT_BUCKETS`] they fit (the last: beyond).
+    buckets: [AtomicU64; CHECKOUT_BUCKETS.len() + 1],
+    wait_nanos: AtomicU64,
+    timeouts: AtomicU64,
+}
+
+impl r2d2::HandleEvent for PoolEvents {
+    fn handle_checkout(&self, event: r2d2::event::CheckoutEvent) {
+        let waited = event.duration();
+        let seconds = waited.as_secs_f64();
+        let bucket = CHECKOUT_BUCKETS
+            .iter()
+            .position(|bound| seconds <= *bound)
+            .unwrap_or(CHECKOUT_BUCKETS.len());
+        self.buckets[bucket].fetch_add(1, Ordering::Relaxed);
+        self.wait_nanos.fetch_add(
+            u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
+    fn handle_timeout(&self, _event: r2d2::event::TimeoutEvent) {
+        self.timeouts.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The pool as `/metrics` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolStatus {
+    /// The most connections the pool keeps.
+    pub max_connections: u32,
+    /// Connections open now, busy or idle.
+    pub connections: u32,
+    /// Open connections no one holds.
+    pub idle_connections: u32,
+    /// Checkouts so far whose wait fits each bucket of [`CHECKOUT_BUCKETS`] (not cumulative),
+    /// then those beyond the last.
+    pub checkout_buckets: [u64; CHECKOUT_BUCKETS.len() + 1],
+    /// Time spent waiting for connections, over all checkouts, in seconds.
+    pub checkout_wait_seconds: f64,
+    /// Checkouts that gave up after the connection timeout.
+    pub timeouts: u64,
+}
+
+/// What opening the database did: where it is, in words that carry no password, and the
+/// migrations it applied (empty: the schema was up to date).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    pub location: String,
+    pub applied_migrations: Vec<String>,
+}
+
 /// The connection pool; cheap to clone.
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<ConnectionManager<DbConnection>>,
     backend: Backend,
+    events: Arc<PoolEvents>,
 }
 
 impl std::fmt::Debug for Database {
@@ -133,14 +197,18 @@ impl Database {
     /// Connects (creating the SQLite file and its directory when needed) and runs pending
     /// migrations. A failure names its real cause.
     pub fn open(config: &DatabaseConfig) -> PersistenceResult<Self> {
+        Self::open_reporting(config).map(|(database, _)| database)
+    }
+
+    /// [`Database::open`], also saying where the database is and which migrations it applied.
+    pub fn open_reporting(config: &DatabaseConfig) -> PersistenceResult<(Self, Opened)> {
         let (backend, url) = config.resolve()?;
-        match backend {
+        let location = describe_location(backend, &url);
+        let applied_migrations = match backend {
             Backend::Postgres => {
                 let mut first = diesel::PgConnection::establish(&url)
                     .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-                first
-                    .run_pending_migrations(POSTGRES_MIGRATIONS)
-                    .map_err(|e| PersistenceError::Migration(e.to_string()))?;
+                run_pending(&mut first, POSTGRES_MIGRATIONS)?
             }
             Backend::Sqlite => {
                 if let Some(parent) = PathBuf::from(&url)
@@ -158,23 +226,52 @@ impl Database {
                     .map_err(|e| PersistenceError::Connection(e.to_string()))?;
                 first.batch_execute(SQLITE_PRAGMAS)?;
                 crate::list::register_unicode_lower(&mut first)?;
-                first
-                    .run_pending_migrations(SQLITE_MIGRATIONS)
-                    .map_err(|e| PersistenceError::Migration(e.to_string()))?;
+                run_pending(&mut first, SQLITE_MIGRATIONS)?
             }
-        }
+        };
+        let events = Arc::new(PoolEvents::default());
         let pool = Pool::builder()
             .max_size(config.pool_size.max(1))
             .connection_timeout(config.connection_timeout)
             .test_on_check_out(false)
             .connection_customizer(Box::new(ConnectionSetup))
+            .event_handler(Box::new(SharedEvents(events.clone())))
             .build(ConnectionManager::new(url))
             .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-        Ok(Self { pool, backend })
+        Ok((
+            Self {
+                pool,
+                backend,
+                events,
+            },
+            Opened {
+                location,
+                applied_migrations,
+            },
+        ))
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The pool's connections now and its checkouts so far (takes the pool's lock once: for
+    /// `/metrics`, not for the request path).
+    pub fn pool_status(&self) -> PoolStatus {
+        let state = self.pool.state();
+        let events = &self.events;
+        let mut checkout_buckets = [0; CHECKOUT_BUCKETS.len() + 1];
+        for (count, bucket) in checkout_buckets.iter_mut().zip(&events.buckets) {
+            *count = bucket.load(Ordering::Relaxed);
+        }
+        PoolStatus {
+            max_connections: self.pool.max_size(),
+            connections: state.connections,
+            idle_connections: state.idle_connections,
+            checkout_buckets,
+            checkout_wait_seconds: events.wait_nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            timeouts: events.timeouts.load(Ordering::Relaxed),
+        }
     }
 
     /// Runs `work` on one pooled connection, outside any explicit transaction.
@@ -233,6 +330,73 @@ impl Database {
     }
 }
 
+/// The pool's event handler: the counters, shared with the [`Database`] that reads them.
+#[derive(Debug)]
+struct SharedEvents(Arc<PoolEvents>);
+
+impl r2d2::HandleEvent for SharedEvents {
+    fn handle_checkout(&self, event: r2d2::event::CheckoutEvent) {
+        self.0.handle_checkout(event);
+    }
+
+    fn handle_timeout(&self, event: r2d2::event::TimeoutEvent) {
+        self.0.handle_timeout(event);
+    }
+}
+
+/// Runs the migrations `connection` has not run yet and returns their names
+/// (`2026-11-24-000001_rating_changes`), oldest first.
+fn run_pending<C>(connection: &mut C, source: EmbeddedMigrations) -> PersistenceResult<Vec<String>>
+where
+    C: MigrationHarness<C::Backend> + Connection,
+{
+    let pending = connection
+        .pending_migrations(source)
+        .map_err(|e| PersistenceError::Migration(e.to_string()))?;
+    let names = pending.iter().map(|m| m.name().to_string()).collect();
+    connection
+        .run_migrations(&pending)
+        .map_err(|e| PersistenceError::Migration(e.to_string()))?;
+    Ok(names)
+}
+
+/// Where the database is, for the start-up log: the SQLite file's path, or PostgreSQL's
+/// host, port, database and user. Never the password, nor the URL's parameters (which may
+/// hold one).
+pub fn describe_location(backend: Backend, url: &str) -> String {
+    match backend {
+        Backend::Sqlite => {
+            let path = std::path::Path::new(url);
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+            format!("SQLite database {}", path.display())
+        }
+        Backend::Postgres => {
+            let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+            let rest = rest.split(['?', '#']).next().unwrap_or_default();
+            let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
+            let (user, host) = match authority.rsplit_once('@') {
+                Some((credentials, host)) => (
+                    credentials.split(':').next().filter(|u| !u.is_empty()),
+                    host,
+                ),
+                None => (None, authority),
+            };
+            let host = if host.is_empty() { "localhost" } else { host };
+            let database = if database.is_empty() {
+                "(the user's default)"
+            } else {
+                database
+            };
+            match user {
+                Some(user) => {
+                    format!("PostgreSQL database {database} on {host} as user {user}")
+                }
+                None => format!("PostgreSQL database {database} on {host}"),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod url_tests {
     use super::*;
@@ -247,6 +411,22 @@ mod url_tests {
         .resolve()
         .map(|(backend, _)| backend)
         .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn the_location_never_shows_a_password() {
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgres://billing:s3cret@db.internal:5432/billing?sslmode=require&password=x"),
+            @"PostgreSQL database billing on db.internal:5432 as user billing"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgresql://db.internal"),
+            @"PostgreSQL database (the user's default) on db.internal"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Sqlite, "/var/lib/billing/billing.db"),
+            @"SQLite database /var/lib/billing/billing.db"
+        );
     }
 
     #[test]

@@ -10,6 +10,14 @@ pub enum PersistenceError {
     /// A row still refers to the one being removed, or a reference points nowhere.
     #[error("foreign key constraint violated: {constraint}")]
     ForeignKeyViolation { constraint: String },
+    /// A delete was refused because rows of the tables `by` still refer to row `id` of
+    /// `table` (see `references::delete_row`).
+    #[error("row {id} of {table} is still referred to by {by:?}")]
+    StillReferenced {
+        table: &'static str,
+        id: i64,
+        by: Vec<String>,
+    },
     /// No connection could be had in time, or the database was busy.
     #[error("database unavailable: {0}")]
     Unavailable(String),

@@ -8,6 +8,7 @@ pub mod connection;
 pub mod error;
 #[macro_use]
 pub mod list;
+pub mod references;
 pub mod schema;
 pub mod scratch;
 #[macro_use]
@@ -51,7 +52,7 @@ pub mod sites;
 pub mod tax_bands;
 pub mod users;
 
-pub use connection::{Backend, Database, DatabaseConfig, DbConnection};
+pub use connection::{Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus};
 pub use error::PersistenceError;
 
 /// The current time as stored: UTC, truncated to microseconds so both backends agree.

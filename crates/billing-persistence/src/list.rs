@@ -422,12 +422,15 @@ macro_rules! define_crud {
             id: i64,
             expected_version: i64,
         ) -> $crate::error::PersistenceResult<bool> {
-            let deleted = diesel::delete(
-                $table::table
-                    .find(id)
-                    .filter($table::version.eq(expected_version)),
-            )
-            .execute(connection)?;
+            let deleted =
+                $crate::references::delete_row(connection, stringify!($table), id, |c| {
+                    diesel::delete(
+                        $table::table
+                            .find(id)
+                            .filter($table::version.eq(expected_version)),
+                    )
+                    .execute(c)
+                })?;
             Ok(deleted == 1)
         }
     };

@@ -130,10 +130,12 @@ macro_rules! stored_resource {
                 expected_version: i64,
             ) -> PersistenceResult<bool> {
                 use ::diesel::prelude::*;
-                let deleted = ::diesel::delete(
-                    $table::table.find(id).filter($table::version.eq(expected_version)),
-                )
-                .execute(connection)?;
+                let deleted = $crate::references::delete_row(connection, stringify!($table), id, |c| {
+                    ::diesel::delete(
+                        $table::table.find(id).filter($table::version.eq(expected_version)),
+                    )
+                    .execute(c)
+                })?;
                 Ok(deleted == 1)
             }
 

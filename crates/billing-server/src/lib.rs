@@ -1,21 +1,23 @@
 //! The `billing` binary's library: settings, start-up and the server loop. `main` stays thin;
-//! integration tests start the same server on port 0.
+//! integration tests start the same server on port 0. A start binds its addresses first
+//! ([`Listeners`]), then opens the database and makes the first administrator and signing key
+//! ([`build_state`]), then serves ([`serve_on`]).
 
 pub mod batch;
 pub mod bootstrap;
 pub mod settings;
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::{HttpServer, web};
 use billing_auth::throttle::ThrottlePolicy;
 use billing_auth::{AuthConfig, AuthService};
-use billing_http::{AppState, HttpLimits};
+use billing_http::{AppState, HttpLimits, MetricsOn};
 use billing_persistence::{Database, DatabaseConfig, PersistenceError};
 
-pub use settings::{Cli, Command, LogFormat, Settings};
+pub use settings::{Cli, Command, DatabaseSettings, LogFormat, LogSettings, Settings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -25,6 +27,13 @@ pub enum ServerError {
     Storage(#[from] PersistenceError),
     #[error("server: {0}")]
     Io(#[from] std::io::Error),
+    /// An address to listen on cannot be had (in use, not this machine's, no permission).
+    #[error("cannot listen on {address} ({what}): {source}")]
+    Listen {
+        address: SocketAddr,
+        what: &'static str,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Batch(String),
     /// A user the command line or first start would create breaks the API's rules.
@@ -34,8 +43,28 @@ pub enum ServerError {
     Audit(String),
 }
 
-pub fn open_database(settings: &Settings) -> Result<Database, ServerError> {
-    Ok(Database::open(&DatabaseConfig {
+/// Opens (and migrates) the database, and logs where it is (never a password) and which
+/// migrations ran.
+pub fn open_database(settings: &DatabaseSettings) -> Result<Database, ServerError> {
+    let (database, opened) = open_database_reporting(settings)?;
+    tracing::info!(database = %opened.location, "opened the database");
+    if opened.applied_migrations.is_empty() {
+        tracing::info!("database schema up to date: no migrations to run");
+    } else {
+        tracing::info!(
+            migrations = %opened.applied_migrations.join(", "),
+            count = opened.applied_migrations.len(),
+            "applied migrations"
+        );
+    }
+    Ok(database)
+}
+
+/// [`open_database`] without the log lines: what it opened and ran, for the caller to say.
+pub fn open_database_reporting(
+    settings: &DatabaseSettings,
+) -> Result<(Database, billing_persistence::Opened), ServerError> {
+    Ok(Database::open_reporting(&DatabaseConfig {
         url: settings.database_url.clone(),
         data_dir: settings.data_dir.clone(),
         pool_size: settings.db_pool_size,
@@ -48,11 +77,13 @@ fn cores() -> usize {
 }
 
 /// Everything the handlers share, built from settings: database (migrated), first
-/// administrator, signing key, auth service, OpenAPI document.
+/// administrator, signing key, auth service, OpenAPI document. Take the [`Listeners`] first:
+/// a start that cannot listen must fail before this creates anything.
 pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerError> {
-    let database = open_database(settings)?;
+    let database = open_database(&settings.database)?;
     bootstrap::ensure_first_administrator(&database, settings.admin_password.as_deref())?;
-    let signing_key = bootstrap::signing_key(settings.jwt_secret.as_deref(), &settings.data_dir)?;
+    let signing_key =
+        bootstrap::signing_key(settings.jwt_secret.as_deref(), &settings.database.data_dir)?;
     let auth = AuthService::new(
         database.clone(),
         AuthConfig {
@@ -85,36 +116,130 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
     }))
 }
 
-/// Binds and returns the server (not yet running) and the address it listens on; starts the
-/// rating index's follower on the current actix system (call it inside one).
-pub fn bind(
+/// The sockets the server will serve on, bound before anything else starts, so that an
+/// address in use stops the start with its name before any file or user is created.
+#[derive(Debug)]
+pub struct Listeners {
+    api: TcpListener,
+    metrics: Option<TcpListener>,
+}
+
+impl Listeners {
+    /// Binds `BILLING_BIND` and, when set, `BILLING_METRICS_BIND`.
+    pub fn bind(settings: &Settings) -> Result<Self, ServerError> {
+        let listen = |address: SocketAddr, what: &'static str| {
+            TcpListener::bind(address).map_err(|source| ServerError::Listen {
+                address,
+                what,
+                source,
+            })
+        };
+        Ok(Self {
+            api: listen(settings.bind, "BILLING_BIND")?,
+            metrics: settings
+                .metrics_bind
+                .map(|address| listen(address, "BILLING_METRICS_BIND"))
+                .transpose()?,
+        })
+    }
+
+    /// The address the API listens on (the port chosen when the setting's port is 0).
+    pub fn api_address(&self) -> std::io::Result<SocketAddr> {
+        self.api.local_addr()
+    }
+
+    /// The address `/metrics` is served on apart from the API, if one was set.
+    pub fn metrics_address(&self) -> std::io::Result<Option<SocketAddr>> {
+        self.metrics
+            .as_ref()
+            .map(TcpListener::local_addr)
+            .transpose()
+    }
+}
+
+/// The server, bound and not yet running: the API, and `/metrics` on its own address when
+/// `BILLING_METRICS_BIND` is set.
+pub struct Serving {
+    api: actix_web::dev::Server,
+    metrics: Option<actix_web::dev::Server>,
+    pub address: SocketAddr,
+    pub metrics_address: Option<SocketAddr>,
+}
+
+impl Serving {
+    /// Stops the whole server (the metrics address follows the API).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.api.handle()
+    }
+
+    /// Serves until the API stops (SIGTERM, Ctrl-C or [`Serving::handle`]); the metrics
+    /// address stops after it, so the last scrape sees the end of the drain.
+    pub async fn run(self) -> std::io::Result<()> {
+        let Some(metrics) = self.metrics else {
+            return self.api.await;
+        };
+        let metrics_handle = metrics.handle();
+        let metrics_task = actix_web::rt::spawn(metrics);
+        let outcome = self.api.await;
+        metrics_handle.stop(true).await;
+        let _ = metrics_task.await;
+        outcome
+    }
+}
+
+/// Serves on `listeners`; starts the rating index's follower on the current actix system
+/// (call it inside one).
+pub fn serve_on(
     settings: &Settings,
+    listeners: Listeners,
     state: web::Data<AppState>,
-) -> Result<(actix_web::dev::Server, SocketAddr), ServerError> {
+) -> Result<Serving, ServerError> {
     let workers = if settings.workers == 0 {
         cores()
     } else {
         settings.workers
     };
+    let address = listeners.api.local_addr()?;
+    let metrics_address = listeners.metrics_address()?;
     // Changes made through other instances (and feed imports) reach this one's index.
     billing_http::live_rating::follow(state.clone());
-    let server = HttpServer::new(move || billing_http::application(state.clone()))
+    let metrics_on = if listeners.metrics.is_some() {
+        MetricsOn::OwnAddress
+    } else {
+        MetricsOn::Api
+    };
+    let api_state = state.clone();
+    let api = HttpServer::new(move || billing_http::application(api_state.clone(), metrics_on))
         .workers(workers)
         // Every blocking task holds a database connection: more threads than connections only
         // wait in the pool, and wake each other, instead of waiting in the queue.
-        .worker_max_blocking_threads(settings.db_pool_size.max(1) as usize)
+        .worker_max_blocking_threads(settings.database.db_pool_size.max(1) as usize)
         .shutdown_timeout(30)
-        .bind(settings.bind)?;
-    let address = server
-        .addrs()
-        .first()
-        .copied()
-        .ok_or_else(|| ServerError::Config("bound to no address".into()))?;
-    Ok((server.run(), address))
+        .listen(listeners.api)?
+        .run();
+    let metrics = match listeners.metrics {
+        Some(listener) => Some(
+            HttpServer::new(move || billing_http::metrics_application(state.clone()))
+                .workers(1)
+                .worker_max_blocking_threads(1)
+                // Stopped by `Serving::run` once the API has stopped, not by the signals.
+                .disable_signals()
+                .shutdown_timeout(5)
+                .listen(listener)?
+                .run(),
+        ),
+        None => None,
+    };
+    Ok(Serving {
+        api,
+        metrics,
+        address,
+        metrics_address,
+    })
 }
 
 /// Installs the log subscriber: text or JSON lines on stderr.
-pub fn init_logging(settings: &Settings) {
+pub fn init_logging(settings: &LogSettings) {
     let filter = tracing_subscriber::EnvFilter::try_new(&settings.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()

@@ -4,9 +4,10 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use billing_server::batch::{self, BatchError};
-use billing_server::settings::ImportExport;
+use billing_server::settings::{Export, Import};
 use billing_server::{
-    Command, ServerError, bind, bootstrap, build_state, init_logging, open_database, settings,
+    Command, DatabaseSettings, Listeners, LogSettings, ServerError, Settings, bootstrap,
+    build_state, init_logging, open_database, open_database_reporting, serve_on, settings,
 };
 
 fn main() -> ExitCode {
@@ -17,41 +18,47 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    init_logging(&cli.settings);
-    if let Err(message) = check_settings(&cli.settings) {
+    let command = cli.into_command();
+    init_logging(&logging_of(&command));
+    if let Err(message) = check_settings(&command) {
         eprintln!("billing: {message}");
         return ExitCode::from(2);
     }
-    let outcome = match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => serve(&cli.settings),
-        Command::Migrate => {
-            open_database(&cli.settings).map(|_| println!("database is up to date"))
-        }
+    let outcome = match command {
+        Command::Serve(settings) => serve(&settings),
+        Command::Migrate { database, .. } => migrate(&database),
         Command::Rate {
             tariff,
-            database,
+            use_database,
             input,
             output,
             reference,
+            database,
+            ..
         } => {
             let source = match tariff {
-                Some(directory) if !database => TariffSource::Directory(directory),
-                _ => TariffSource::Database,
+                Some(directory) if !use_database => TariffSource::Directory(directory),
+                _ => TariffSource::Database(database),
             };
-            rate(
-                &cli.settings,
-                &source,
-                input.as_deref(),
-                output.as_deref(),
-                reference,
-            )
+            rate(&source, input.as_deref(), output.as_deref(), reference)
         }
         Command::Import {
-            what: ImportExport::ReferenceData { directory, user },
-        } => import_reference_data(&cli.settings, &directory, &user),
+            what:
+                Import::ReferenceData {
+                    directory,
+                    user,
+                    database,
+                    ..
+                },
+        } => import_reference_data(&database, &directory, &user),
         Command::Export {
-            what: ImportExport::ReferenceData { directory, .. },
-        } => open_database(&cli.settings).and_then(|database| {
+            what:
+                Export::ReferenceData {
+                    directory,
+                    database,
+                    ..
+                },
+        } => open_database(&database).and_then(|database| {
             batch::reference_data::export(&database, &directory)
                 .map(|summary| eprint!("{summary}"))
                 .map_err(batch_failed)
@@ -73,7 +80,9 @@ fn main() -> ExitCode {
             username,
             roles,
             email,
-        } => create_user(&cli.settings, &username, &roles, email),
+            database,
+            ..
+        } => create_user(&database, &username, &roles, email),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -84,6 +93,38 @@ fn main() -> ExitCode {
     }
 }
 
+/// The log settings of the command (text at `info` for those without log options).
+fn logging_of(command: &Command) -> LogSettings {
+    match command {
+        Command::Serve(settings) => settings.logging.clone(),
+        Command::Migrate { logging, .. }
+        | Command::Rate { logging, .. }
+        | Command::CreateUser { logging, .. }
+        | Command::Import {
+            what: Import::ReferenceData { logging, .. },
+        }
+        | Command::Export {
+            what: Export::ReferenceData { logging, .. },
+        } => logging.clone(),
+        Command::Openapi | Command::Generate { .. } => LogSettings::default(),
+    }
+}
+
+/// `billing migrate`: where the database is and which migrations ran, on stdout.
+fn migrate(settings: &DatabaseSettings) -> Result<(), ServerError> {
+    let (_, opened) = open_database_reporting(settings)?;
+    println!("{}", opened.location);
+    if opened.applied_migrations.is_empty() {
+        println!("database is up to date: no migrations to run");
+    } else {
+        for name in &opened.applied_migrations {
+            println!("applied migration {name}");
+        }
+        println!("database is up to date");
+    }
+    Ok(())
+}
+
 fn batch_failed(error: BatchError) -> ServerError {
     ServerError::Batch(error.0)
 }
@@ -91,7 +132,7 @@ fn batch_failed(error: BatchError) -> ServerError {
 /// `billing import reference-data DIR`: every bad row is listed (file and line) and nothing
 /// is written; otherwise one transaction writes it all.
 fn import_reference_data(
-    settings: &billing_server::Settings,
+    settings: &DatabaseSettings,
     directory: &std::path::Path,
     user: &str,
 ) -> Result<(), ServerError> {
@@ -120,14 +161,13 @@ fn import_reference_data(
 /// Where `billing rate` reads the reference data from.
 enum TariffSource {
     Directory(std::path::PathBuf),
-    Database,
+    Database(DatabaseSettings),
 }
 
 /// `billing rate`: the tariff is loaded whole (a malformed file stops here), then the usage
 /// streams through; the summary goes to stderr. With `reference`, the plain prefix-map
 /// reference decides instead of the engine (the engine still names the matched groups).
 fn rate(
-    settings: &billing_server::Settings,
     source: &TariffSource,
     input: Option<&std::path::Path>,
     output: Option<&std::path::Path>,
@@ -138,7 +178,7 @@ fn rate(
         TariffSource::Directory(directory) => {
             batch::tariff_csv::load(directory).map_err(batch_failed)?
         }
-        TariffSource::Database => {
+        TariffSource::Database(settings) => {
             let database = open_database(settings)?;
             database
                 .read(billing_persistence::rating_data::load)?
@@ -185,29 +225,60 @@ fn rate(
 }
 
 /// Settings that parse but make no sense are refused before anything starts.
-fn check_settings(settings: &billing_server::Settings) -> Result<(), String> {
-    if !(1..=256).contains(&settings.db_pool_size) {
+fn check_settings(command: &Command) -> Result<(), String> {
+    let database = match command {
+        Command::Serve(settings) => {
+            if settings.body_limit_bytes < 1024 {
+                return Err("BILLING_BODY_LIMIT_BYTES must be at least 1024".into());
+            }
+            if settings.metrics_bind == Some(settings.bind) && settings.bind.port() != 0 {
+                return Err("BILLING_METRICS_BIND must differ from BILLING_BIND".into());
+            }
+            &settings.database
+        }
+        Command::Migrate { database, .. }
+        | Command::Rate { database, .. }
+        | Command::CreateUser { database, .. }
+        | Command::Import {
+            what: Import::ReferenceData { database, .. },
+        }
+        | Command::Export {
+            what: Export::ReferenceData { database, .. },
+        } => database,
+        Command::Openapi | Command::Generate { .. } => return Ok(()),
+    };
+    if !(1..=256).contains(&database.db_pool_size) {
         return Err("BILLING_DB_POOL_SIZE must be from 1 to 256".into());
-    }
-    if settings.body_limit_bytes < 1024 {
-        return Err("BILLING_BODY_LIMIT_BYTES must be at least 1024".into());
     }
     Ok(())
 }
 
-fn serve(settings: &billing_server::Settings) -> Result<(), ServerError> {
+/// Binds the addresses first (an address in use fails here, before anything is created), then
+/// opens the database and makes what a first start makes, then serves.
+fn serve(settings: &Settings) -> Result<(), ServerError> {
+    let listeners = Listeners::bind(settings)?;
     let state = build_state(settings)?;
     actix_web::rt::System::new().block_on(async {
-        let (server, address) = bind(settings, state)?;
-        tracing::info!(%address, "serving the billing API; SIGTERM or Ctrl-C stops gracefully");
-        server.await?;
+        let serving = serve_on(settings, listeners, state)?;
+        match serving.metrics_address {
+            Some(metrics) => tracing::info!(
+                address = %serving.address,
+                metrics_address = %metrics,
+                "serving the billing API (/metrics only on metrics_address); SIGTERM or Ctrl-C stops gracefully"
+            ),
+            None => tracing::info!(
+                address = %serving.address,
+                "serving the billing API (and /metrics); SIGTERM or Ctrl-C stops gracefully"
+            ),
+        }
+        serving.run().await?;
         tracing::info!("stopped");
         Ok(())
     })
 }
 
 fn create_user(
-    settings: &billing_server::Settings,
+    settings: &DatabaseSettings,
     username: &str,
     roles: &[String],
     email: Option<String>,

@@ -1,6 +1,8 @@
 //! Typed configuration, loaded once in `main` and passed down. Each setting comes from, in
 //! order: the command line, the environment, the optional config file (`KEY=VALUE` lines
-//! with the environment variable names), the built-in default. `billing --help` lists them all.
+//! with the environment variable names), the built-in default. Each command takes only the
+//! options it uses (`billing migrate --help`: the database's and the log's); `billing` alone
+//! serves, with serve's options, and `billing --help` lists them all.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -11,36 +13,75 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 #[command(
     name = "billing",
     version,
-    about = "Billing platform core service: reference data, customer sites, authentication."
+    about = "Billing platform core service: reference data, customer sites, authentication.",
+    long_about = "Billing platform core service: reference data, customer sites, authentication.\n\n\
+        With no command, serves the API (as `billing serve`) with the options below. Each \
+        command's --help lists the options it uses.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// Serve's settings, for `billing` with no command.
     #[command(flatten)]
     pub settings: Settings,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
 
+impl Cli {
+    /// The command to run: `serve` with the top-level settings when none was named.
+    pub fn into_command(self) -> Command {
+        self.command
+            .unwrap_or_else(|| Command::Serve(Box::new(self.settings)))
+    }
+
+    /// The config file the chosen command names (`--config`/`BILLING_CONFIG`), if any.
+    fn config_file(&self) -> Option<&PathBuf> {
+        let database = match &self.command {
+            None => Some(&self.settings.database),
+            Some(Command::Serve(settings)) => Some(&settings.database),
+            Some(Command::Migrate { database, .. })
+            | Some(Command::CreateUser { database, .. })
+            | Some(Command::Rate { database, .. })
+            | Some(Command::Import {
+                what: Import::ReferenceData { database, .. },
+            })
+            | Some(Command::Export {
+                what: Export::ReferenceData { database, .. },
+            }) => Some(database),
+            Some(Command::Openapi | Command::Generate { .. }) => None,
+        };
+        database.and_then(|database| database.config.as_ref())
+    }
+}
+
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Serve the API (the default when no command is given).
-    Serve,
-    /// Create or update the database schema, then exit.
-    Migrate,
+    Serve(Box<Settings>),
+    /// Create or update the database schema, say which migrations ran, then exit.
+    Migrate {
+        #[command(flatten)]
+        database: DatabaseSettings,
+        #[command(flatten)]
+        logging: LogSettings,
+    },
     /// Print the OpenAPI 3.1 document of the API and exit.
     Openapi,
     /// Rate a usage CSV against a tariff directory, or the database's reference data
-    /// (docs/rating.md), streaming.
+    /// (docs/rating.md), streaming. Build with --release for files of any size: the debug
+    /// build is many times slower.
     Rate {
         /// Directory of tariff CSV files (no database needed).
         #[arg(
             long,
-            required_unless_present = "database",
-            conflicts_with = "database"
+            required_unless_present = "use_database",
+            conflicts_with = "use_database"
         )]
         tariff: Option<PathBuf>,
-        /// Rate against the reference data in the database (DATABASE_URL), loaded once.
-        #[arg(long)]
-        database: bool,
+        /// Rate against the reference data in the database (the database options below),
+        /// loaded once.
+        #[arg(long = "database", id = "use_database")]
+        use_database: bool,
         /// Usage CSV; `-` or absent for standard input.
         #[arg(long)]
         input: Option<PathBuf>,
@@ -51,46 +92,62 @@ pub enum Command {
         /// should be identical, which checks the engine on a whole file.
         #[arg(long)]
         reference: bool,
+        #[command(flatten)]
+        database: DatabaseSettings,
+        #[command(flatten)]
+        logging: LogSettings,
     },
     /// Load reference data into the database (the operator's feed), all or nothing.
     Import {
         #[command(subcommand)]
-        what: ImportExport,
+        what: Import,
     },
     /// Write the database's reference data to files that `import` (and `rate --tariff`) read.
     Export {
         #[command(subcommand)]
-        what: ImportExport,
+        what: Export,
     },
     /// Write a deterministic synthetic tariff directory (and optionally a usage CSV).
     Generate {
+        /// The tariff directory to write (created if missing).
         #[arg(long)]
         tariff: PathBuf,
+        /// How many dialstrings, spread over the sources.
         #[arg(long, default_value_t = 100_000)]
         dialstrings: usize,
+        /// How many reference data sources.
         #[arg(long, default_value_t = 4)]
         sources: i64,
+        /// A usage CSV to write too, of calls to those dialstrings.
         #[arg(long)]
         usage: Option<PathBuf>,
+        /// Rows of the usage CSV.
         #[arg(long, default_value_t = 1_000_000)]
         rows: usize,
+        /// The random seed: the same seed writes the same files.
         #[arg(long, default_value_t = 7)]
         seed: u64,
     },
     /// Create an API user. The password is read from BILLING_NEW_USER_PASSWORD or, if unset, from stdin.
     CreateUser {
+        /// The new user's name (the API's username rules).
         #[arg(long)]
         username: String,
         /// Role codes, comma-separated (ADMINISTRATOR, BILLING_MANAGER, REFERENCE_DATA_MANAGER, CUSTOMER_MANAGER, READ_ONLY).
         #[arg(long, value_delimiter = ',', required = true)]
         roles: Vec<String>,
+        /// The user's email address (optional).
         #[arg(long)]
         email: Option<String>,
+        #[command(flatten)]
+        database: DatabaseSettings,
+        #[command(flatten)]
+        logging: LogSettings,
     },
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum ImportExport {
+pub enum Import {
     /// The tariff CSV directory format of docs/rating.md: categories, charge groups, source
     /// charge groups, dialstrings, call classes, ignored call classes and ignored service ids.
     /// An import replaces the data of every source its files name (the only way data of
@@ -98,9 +155,26 @@ pub enum ImportExport {
     ReferenceData {
         /// The directory of CSV files.
         directory: PathBuf,
-        /// Import: the user the audit event names (an active user).
+        /// The user the audit event names (an active user).
         #[arg(long, default_value = "admin")]
         user: String,
+        #[command(flatten)]
+        database: DatabaseSettings,
+        #[command(flatten)]
+        logging: LogSettings,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum Export {
+    /// The tariff CSV directory format of docs/rating.md, as `import reference-data` reads it.
+    ReferenceData {
+        /// The directory to write the CSV files to (created if missing).
+        directory: PathBuf,
+        #[command(flatten)]
+        database: DatabaseSettings,
+        #[command(flatten)]
+        logging: LogSettings,
     },
 }
 
@@ -110,109 +184,102 @@ pub enum LogFormat {
     Json,
 }
 
+/// Where the data is: what every command that opens the database takes.
 #[derive(Debug, Clone, Args)]
-pub struct Settings {
-    /// Optional config file of KEY=VALUE lines using the environment variable names below.
-    #[arg(long, env = "BILLING_CONFIG", global = true)]
+#[command(next_help_heading = "Database")]
+pub struct DatabaseSettings {
+    /// Optional config file of KEY=VALUE lines using these options' environment variable names.
+    #[arg(long, env = "BILLING_CONFIG")]
     pub config: Option<PathBuf>,
-    /// Address and port to listen on.
-    #[arg(
-        long,
-        env = "BILLING_BIND",
-        default_value = "127.0.0.1:8080",
-        global = true
-    )]
-    pub bind: SocketAddr,
     /// Directory for the SQLite database and the generated token signing key.
-    #[arg(long, env = "BILLING_DATA_DIR", default_value = "data", global = true)]
+    #[arg(long, env = "BILLING_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
     /// postgres://… to use PostgreSQL; unset for SQLite in the data directory (sqlite://PATH for another file).
-    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections kept in the pool (default: twice the cores, 4 to 32). Each
     /// worker's blocking pool gets as many threads.
-    #[arg(long, env = "BILLING_DB_POOL_SIZE", default_value_t = default_db_pool_size(), global = true)]
+    #[arg(long, env = "BILLING_DB_POOL_SIZE", default_value_t = default_db_pool_size())]
     pub db_pool_size: u32,
+}
+
+/// What the log looks like: every command that logs takes these.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Logging")]
+pub struct LogSettings {
+    /// Log format.
+    #[arg(long, env = "BILLING_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+    /// Log filter, e.g. info or billing_http=debug.
+    #[arg(long, env = "BILLING_LOG", default_value = "info")]
+    pub log: String,
+}
+
+impl Default for LogSettings {
+    /// For the commands without log options: text at `info`.
+    fn default() -> Self {
+        Self {
+            log_format: LogFormat::Text,
+            log: "info".into(),
+        }
+    }
+}
+
+/// Everything `serve` uses: the listeners, tokens, sign-in, limits, the database, logging.
+/// (The server's own options come first: a flattened group's heading holds for what follows
+/// it.)
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Server")]
+pub struct Settings {
+    /// Address and port to listen on.
+    #[arg(long, env = "BILLING_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// Address and port to serve Prometheus /metrics on, apart from the API; when set, the
+    /// API's address does not serve /metrics.
+    #[arg(long, env = "BILLING_METRICS_BIND")]
+    pub metrics_bind: Option<SocketAddr>,
     /// HMAC key for access tokens (at least 32 characters). Unset: generated on first start into DATA_DIR/jwt-signing-key.
-    #[arg(
-        long,
-        env = "BILLING_JWT_SECRET",
-        global = true,
-        hide_env_values = true
-    )]
+    #[arg(long, env = "BILLING_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<String>,
     /// `iss` claim of access tokens.
-    #[arg(
-        long,
-        env = "BILLING_JWT_ISSUER",
-        default_value = "billing",
-        global = true
-    )]
+    #[arg(long, env = "BILLING_JWT_ISSUER", default_value = "billing")]
     pub jwt_issuer: String,
     /// `aud` claim of access tokens.
-    #[arg(
-        long,
-        env = "BILLING_JWT_AUDIENCE",
-        default_value = "billing-api",
-        global = true
-    )]
+    #[arg(long, env = "BILLING_JWT_AUDIENCE", default_value = "billing-api")]
     pub jwt_audience: String,
     /// Lifetime of access tokens, in minutes.
-    #[arg(long, env = "BILLING_ACCESS_TOKEN_MINUTES", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=1440), global = true)]
+    #[arg(long, env = "BILLING_ACCESS_TOKEN_MINUTES", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=1440))]
     pub access_token_minutes: u64,
     /// Lifetime of refresh tokens, in days.
-    #[arg(long, env = "BILLING_REFRESH_TOKEN_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=365), global = true)]
+    #[arg(long, env = "BILLING_REFRESH_TOKEN_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=365))]
     pub refresh_token_days: u64,
     /// When set, a sign-in that names a brand must name this one.
-    #[arg(long, env = "BILLING_BRAND", global = true)]
+    #[arg(long, env = "BILLING_BRAND")]
     pub brand: Option<String>,
     /// Password of the `admin` user created on first start; unset: a random one, printed once.
-    #[arg(
-        long,
-        env = "BILLING_ADMIN_PASSWORD",
-        global = true,
-        hide_env_values = true
-    )]
+    #[arg(long, env = "BILLING_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<String>,
     /// Failed sign-ins allowed per username within the window before 429.
-    #[arg(
-        long,
-        env = "BILLING_LOGIN_MAX_FAILURES",
-        default_value_t = 5,
-        global = true
-    )]
+    #[arg(long, env = "BILLING_LOGIN_MAX_FAILURES", default_value_t = 5)]
     pub login_max_failures: usize,
     /// The failed sign-in window, in seconds.
-    #[arg(
-        long,
-        env = "BILLING_LOGIN_WINDOW_SECONDS",
-        default_value_t = 900,
-        global = true
-    )]
+    #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900)]
     pub login_window_seconds: u64,
     /// Largest request body accepted, in bytes.
-    #[arg(long, env = "BILLING_BODY_LIMIT_BYTES", default_value_t = 1024 * 1024, global = true)]
+    #[arg(long, env = "BILLING_BODY_LIMIT_BYTES", default_value_t = 1024 * 1024)]
     pub body_limit_bytes: usize,
     /// HTTP worker threads (0: one per core).
-    #[arg(long, env = "BILLING_WORKERS", default_value_t = 0, global = true)]
+    #[arg(long, env = "BILLING_WORKERS", default_value_t = 0)]
     pub workers: usize,
     /// The most 8-byte words one source's dialstrings may take in the rating index (unset: the
     /// engine's limit, about 134 million, some 25 million dialstrings). A source past it is
     /// left out and its lookups answer 507. For capacity planning and tests.
-    #[arg(long, env = "BILLING_RATING_WORD_LIMIT", global = true)]
+    #[arg(long, env = "BILLING_RATING_WORD_LIMIT")]
     pub rating_word_limit: Option<usize>,
-    /// Log format.
-    #[arg(
-        long,
-        env = "BILLING_LOG_FORMAT",
-        value_enum,
-        default_value = "text",
-        global = true
-    )]
-    pub log_format: LogFormat,
-    /// Log filter, e.g. info or billing_http=debug.
-    #[arg(long, env = "BILLING_LOG", default_value = "info", global = true)]
-    pub log: String,
+    #[command(flatten)]
+    pub database: DatabaseSettings,
+    #[command(flatten)]
+    pub logging: LogSettings,
 }
 
 /// `KEY=VALUE` lines; blank lines and `#` comments are skipped; values may be quoted.
@@ -240,7 +307,7 @@ pub fn parse_config_file(text: &str) -> Result<Vec<(String, String)>, String> {
 pub fn load() -> Result<Cli, String> {
     // Help, version and usage errors are clap's to print (and to exit with the right code).
     let first = Cli::try_parse().unwrap_or_else(|error| error.exit());
-    let Some(path) = first.settings.config.clone() else {
+    let Some(path) = first.config_file().cloned() else {
         return Ok(first);
     };
     let text = std::fs::read_to_string(&path)
@@ -249,17 +316,46 @@ pub fn load() -> Result<Cli, String> {
         parse_config_file(&text).map_err(|e| format!("config file {}: {e}", path.display()))?;
     let mut command = Cli::command();
     for (key, value) in pairs {
-        let id = command
-            .get_arguments()
-            .find(|arg| arg.get_env().is_some_and(|env| env == key.as_str()))
-            .map(|arg| arg.get_id().clone())
-            .ok_or_else(|| format!("config file {}: unknown setting {key}", path.display()))?;
-        command = command.mut_arg(id, |arg| arg.default_value(value));
+        let mut known = false;
+        command = with_default(command, &key, &value, &mut known);
+        if !known {
+            return Err(format!(
+                "config file {}: unknown setting {key}",
+                path.display()
+            ));
+        }
     }
     let matches = command
         .try_get_matches()
         .unwrap_or_else(|error| error.exit());
     Cli::from_arg_matches(&matches).map_err(|e| e.to_string())
+}
+
+/// `command` with `value` as the default of every option, in it and in its subcommands at any
+/// depth, read from the environment variable `key`; `known` is set when there is one.
+fn with_default(
+    mut command: clap::Command,
+    key: &str,
+    value: &str,
+    known: &mut bool,
+) -> clap::Command {
+    let ids: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|arg| arg.get_env().is_some_and(|env| env == key))
+        .map(|arg| arg.get_id().clone())
+        .collect();
+    for id in ids {
+        *known = true;
+        command = command.mut_arg(id, |arg| arg.default_value(value.to_owned()));
+    }
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    for name in names {
+        command = command.mut_subcommand(name, |sub| with_default(sub, key, value, known));
+    }
+    command
 }
 
 /// Twice the cores, from 4 to 32: PostgreSQL served small transactions fastest with about
@@ -292,6 +388,27 @@ mod tests {
         ]
         "#);
         assert!(parse_config_file("nonsense").is_err());
+    }
+
+    #[test]
+    fn every_option_and_argument_of_every_command_is_described() {
+        fn check(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id != "help" && id != "version" && arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {}", sub.get_name()));
+                }
+                check(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        check(&Cli::command(), "billing", &mut missing);
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
     }
 
     #[test]

@@ -30,6 +30,7 @@ impl FromRequest for Caller {
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::internal("application state missing"))?;
             let user = state.auth.authenticate_bearer(&token?).await?;
+            crate::request_context::set_user_id(user.id);
             Ok(Caller(user))
         })
     }
@@ -49,7 +50,11 @@ impl FromRequest for ReadCaller {
             request
                 .app_data::<web::Data<AppState>>()
                 .ok_or_else(|| ApiError::internal("application state missing"))
-                .and_then(|state| Ok(ReadCaller(state.auth.check_bearer(bearer_token(request)?)?))),
+                .and_then(|state| {
+                    let bearer = state.auth.check_bearer(bearer_token(request)?)?;
+                    crate::request_context::set_user_id(bearer.user_id());
+                    Ok(ReadCaller(bearer))
+                }),
         )
     }
 }

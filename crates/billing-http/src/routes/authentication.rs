@@ -1,13 +1,14 @@
 //! `POST /v1/authenticate`, `/v1/authenticate/refresh` and `/v1/authenticate/revoke`.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use billing_auth::Secret;
+use billing_auth::{AuthError, Secret};
 use serde::Deserialize;
 
 use crate::error::ApiError;
 use crate::machinery::request::{
     BodyKind, client_address, deserialize, read_json, reject_query, validate,
 };
+use crate::metrics::SignIn;
 use crate::state::AppState;
 
 /// The longest password a sign-in accepts (longer is 400 before any hashing work).
@@ -70,7 +71,7 @@ pub async fn authenticate(
 ) -> Result<HttpResponse, ApiError> {
     let credentials: AuthenticateRequest = body(&request, payload, &state).await?;
     credentials.check()?;
-    let pair = state
+    let outcome = state
         .auth
         .authenticate(
             credentials.brand.as_deref(),
@@ -78,7 +79,17 @@ pub async fn authenticate(
             credentials.password,
             &client_address(&request),
         )
-        .await?;
+        .await;
+    let counted = match &outcome {
+        Ok(_) => Some(SignIn::Success),
+        Err(AuthError::InvalidCredentials | AuthError::BrandMismatch) => Some(SignIn::Failure),
+        Err(AuthError::TooManyAttempts { .. }) => Some(SignIn::Throttled),
+        Err(_) => None,
+    };
+    if let Some(counted) = counted {
+        state.metrics.sign_in(counted);
+    }
+    let pair = outcome?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(pair))

@@ -20,8 +20,15 @@ pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError>
     }
 }
 
+/// The pool's lock is taken once and `/proc/self` read (an in-memory file system), on the
+/// async worker: a scrape every few seconds costs less than a trip to the blocking pool.
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    let process = crate::metrics::ProcessStats::read();
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
-        .body(state.metrics.render())
+        .body(
+            state
+                .metrics
+                .render(&state.database.pool_status(), process.as_ref()),
+        )
 }

@@ -176,7 +176,7 @@ fn a_config_file_supplies_settings_and_bad_ones_are_refused() {
     std::fs::write(&file, "BILLING_DB_POOL_SIZE=0\n").expect("write");
     let output = billing(
         &dir,
-        &["--config", file.to_str().expect("path"), "migrate"],
+        &["migrate", "--config", file.to_str().expect("path")],
         &[],
     );
     assert!(!output.status.success());
@@ -184,10 +184,25 @@ fn a_config_file_supplies_settings_and_bad_ones_are_refused() {
     std::fs::write(&file, "NOT_A_SETTING=1\n").expect("write");
     let output = billing(
         &dir,
-        &["--config", file.to_str().expect("path"), "migrate"],
+        &["migrate", "--config", file.to_str().expect("path")],
         &[],
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown setting NOT_A_SETTING"));
+    // A setting of another command is not unknown: serve's bind in the file migrate reads.
+    std::fs::write(&file, "BILLING_BIND=127.0.0.1:9999\n").expect("write");
+    let output = billing(
+        &dir,
+        &["migrate", "--config", file.to_str().expect("path")],
+        &[],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // An option given before the command is refused, not silently ignored.
+    let output = billing(&dir, &["--data-dir", "elsewhere", "migrate"], &[]);
+    assert!(!output.status.success());
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -328,11 +343,13 @@ fn generate_then_rate_a_usage_file() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Starts `billing serve` on port 0, waits until it says it is serving (first-start work is
-/// done by then), stops it, returns what it printed on stdout.
-fn serve_briefly(dir: &std::path::Path) -> String {
+/// Starts `billing serve` on port 0 (on SQLite in `dir`, or on `database_url`), waits until
+/// it says it is serving (first-start work is done by then), stops it, returns what it
+/// printed on stdout and the log lines up to the one saying it serves.
+fn serve_briefly_on(dir: &std::path::Path, database_url: Option<&str>) -> (String, String) {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_billing"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_billing"));
+    command
         .args(["serve"])
         .env("BILLING_DATA_DIR", dir)
         .env("BILLING_BIND", "127.0.0.1:0")
@@ -342,19 +359,55 @@ fn serve_briefly(dir: &std::path::Path) -> String {
         .env_remove("BILLING_ADMIN_PASSWORD")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start billing");
+        .stderr(Stdio::piped());
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    let mut child = command.spawn().expect("start billing");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let serving = std::io::BufReader::new(stderr)
+    let mut log = String::new();
+    let mut serving = false;
+    for line in std::io::BufReader::new(stderr)
         .lines()
         .map_while(Result::ok)
-        .any(|line| line.contains("serving the billing API"));
+    {
+        log.push_str(&without_colours(&line));
+        log.push('\n');
+        if line.contains("serving the billing API") {
+            serving = true;
+            break;
+        }
+    }
     let _ = child.kill();
     let output = child.wait_with_output().expect("stopped");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(serving, "the server never said it was serving: {stdout}");
-    stdout
+    assert!(
+        serving,
+        "the server never said it was serving: {stdout}\n{log}"
+    );
+    (stdout, log)
+}
+
+/// `line` without its terminal colour codes (`ESC [ … m`).
+fn without_colours(line: &str) -> String {
+    let mut plain = String::with_capacity(line.len());
+    let mut characters = line.chars();
+    while let Some(character) = characters.next() {
+        if character == '\u{1b}' {
+            for code in characters.by_ref() {
+                if code == 'm' {
+                    break;
+                }
+            }
+        } else {
+            plain.push(character);
+        }
+    }
+    plain
+}
+
+fn serve_briefly(dir: &std::path::Path) -> String {
+    serve_briefly_on(dir, None).0
 }
 
 #[test]
@@ -372,6 +425,159 @@ fn the_first_start_prints_a_random_admin_password_once() {
     let second = serve_briefly(&dir);
     assert!(!second.contains("password"), "printed once only: {second}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn start_up_logs_name_the_database_the_migrations_and_the_address() {
+    let dir = scratch();
+    let (_, first) = serve_briefly_on(&dir, None);
+    let database = std::path::absolute(dir.join("billing.db")).expect("absolute path");
+    for expected in [
+        format!("SQLite database {}", database.display()),
+        "applied migrations".to_owned(),
+        "2026-11-22-000001_foundation".to_owned(),
+        "address=127.0.0.1:".to_owned(),
+    ] {
+        assert!(
+            first.contains(&expected),
+            "{expected} missing from\n{first}"
+        );
+    }
+    let (_, second) = serve_briefly_on(&dir, None);
+    assert!(
+        second.contains("database schema up to date") && !second.contains("applied migrations"),
+        "{second}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn start_up_logs_name_the_postgres_database_without_its_password() {
+    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
+        return;
+    };
+    let name = format!("billing_start_{}", uuid::Uuid::new_v4().simple());
+    let url =
+        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let dir = scratch();
+    let (_, log) = serve_briefly_on(&dir, Some(&url));
+    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(
+        log.contains(&format!("PostgreSQL database {name} on ")),
+        "{log}"
+    );
+    assert!(log.contains("applied migrations"), "{log}");
+    assert!(!log.contains("postgres://"), "the URL is not logged: {log}");
+}
+
+#[test]
+fn an_address_in_use_is_named_before_anything_is_created() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let address = taken.local_addr().expect("address").to_string();
+    let dir = scratch();
+    let output = Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(["serve"])
+        .env("BILLING_DATA_DIR", &dir)
+        .env("BILLING_BIND", &address)
+        .env_remove("DATABASE_URL")
+        .env_remove("BILLING_ADMIN_PASSWORD")
+        .env_remove("BILLING_JWT_SECRET")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run billing");
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains(&format!("cannot listen on {address} (BILLING_BIND)")),
+        "{message}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("administrator"),
+        "no administrator was made"
+    );
+    assert!(
+        !dir.join("billing.db").exists() && !dir.join("jwt-signing-key").exists(),
+        "no database and no signing key were made"
+    );
+    drop(taken);
+}
+
+/// The help of a command, as a user would see it, with no setting in the environment.
+fn help_of(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(args)
+        .arg("--help")
+        .env_clear()
+        .stdin(Stdio::null())
+        .output()
+        .expect("run billing");
+    assert!(output.status.success());
+    String::from_utf8_lossy(&output.stdout).replace(
+        &format!(
+            "[default: {}]",
+            billing_server::settings::default_db_pool_size()
+        ),
+        "[default: CORES*2]",
+    )
+}
+
+#[test]
+fn each_command_shows_only_the_options_it_uses() {
+    insta::assert_snapshot!(help_of(&["import", "reference-data"]), @r#"
+    The tariff CSV directory format of docs/rating.md: categories, charge groups, source charge groups, dialstrings, call classes, ignored call classes and ignored service ids. An import replaces the data of every source its files name (the only way data of siMaintained sources changes) and inserts or updates the shared records by id
+
+    Usage: billing import reference-data [OPTIONS] <DIRECTORY>
+
+    Arguments:
+      <DIRECTORY>  The directory of CSV files
+
+    Options:
+          --user <USER>  The user the audit event names (an active user) [default: admin]
+      -h, --help         Print help
+
+    Database:
+          --config <CONFIG>              Optional config file of KEY=VALUE lines using these options' environment variable names [env: BILLING_CONFIG=]
+          --data-dir <DATA_DIR>          Directory for the SQLite database and the generated token signing key [env: BILLING_DATA_DIR=] [default: data]
+          --database-url <DATABASE_URL>  postgres://… to use PostgreSQL; unset for SQLite in the data directory (sqlite://PATH for another file) [env: DATABASE_URL]
+          --db-pool-size <DB_POOL_SIZE>  Database connections kept in the pool (default: twice the cores, 4 to 32). Each worker's blocking pool gets as many threads [env: BILLING_DB_POOL_SIZE=] [default: CORES*2]
+
+    Logging:
+          --log-format <LOG_FORMAT>  Log format [env: BILLING_LOG_FORMAT=] [default: text] [possible values: text, json]
+          --log <LOG>                Log filter, e.g. info or billing_http=debug [env: BILLING_LOG=] [default: info]
+    "#);
+    for command in [
+        &["migrate"][..],
+        &["create-user"],
+        &["export", "reference-data"],
+        &["rate"],
+    ] {
+        let help = help_of(command);
+        assert!(help.contains("DATABASE_URL"), "{command:?}: {help}");
+        for serve_only in [
+            "BILLING_BIND",
+            "BILLING_JWT_SECRET",
+            "BILLING_ADMIN_PASSWORD",
+            "BILLING_WORKERS",
+        ] {
+            assert!(
+                !help.contains(serve_only),
+                "{command:?} shows {serve_only}: {help}"
+            );
+        }
+    }
+    let serve = help_of(&["serve"]);
+    for setting in [
+        "BILLING_BIND",
+        "BILLING_METRICS_BIND",
+        "DATABASE_URL",
+        "BILLING_JWT_SECRET",
+        "BILLING_LOG",
+    ] {
+        assert!(serve.contains(setting), "serve lacks {setting}: {serve}");
+    }
+    let generate = help_of(&["generate"]);
+    assert!(!generate.contains("DATABASE_URL"), "{generate}");
 }
 
 /// A free port on the loopback (released just before the server takes it).
@@ -507,6 +713,15 @@ fn json_logs_carry_request_ids_and_never_secrets() {
         if entry["request_id"] == "log-check-1" {
             assert_eq!(entry["path"], "/v1/users");
             assert_eq!(entry["status"], 200);
+            // The caller, and the time in milliseconds with at most two decimals.
+            assert_eq!(entry["user_id"], 1, "{line}");
+            let elapsed = entry["elapsed_ms"]
+                .as_f64()
+                .expect("elapsed_ms is a number");
+            assert!(
+                elapsed > 0.0 && (elapsed * 100.0 - (elapsed * 100.0).round()).abs() < 1e-6,
+                "{line}"
+            );
             saw_request = true;
         }
     }

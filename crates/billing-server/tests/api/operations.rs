@@ -14,11 +14,63 @@ api_test! {
     fn metrics_count_requests_by_route_pattern(app) {
         app.get("/v1/charge-groups/5");
         app.get("/v1/charge-groups/6");
+        app.get("/v1/charge-groups?page=1&pageSize=5");
         let reply = app.send("GET", "/metrics", None, &[], None);
         assert_eq!(reply.status, 200);
         assert!(reply.header("content-type").expect("type").starts_with("text/plain"));
-        assert!(reply.text.contains(r#"billing_http_requests_total{method="GET",route="/v1/charge-groups/{id}",status="404"} 2"#), "{}", reply.text);
-        assert!(reply.text.contains("billing_http_request_duration_seconds_count"));
+        let text = &reply.text;
+        for line in [
+            r#"billing_http_requests_total{method="GET",route="/v1/charge-groups/{id}",status="404"} 2"#,
+            r#"billing_http_requests_total{method="GET",route="/v1/charge-groups",status="200"} 1"#,
+            // A histogram per route: its count is that route's requests.
+            r#"billing_http_request_duration_seconds_count{method="GET",route="/v1/charge-groups/{id}"} 2"#,
+            r#"billing_http_request_duration_seconds_count{method="GET",route="/v1/charge-groups"} 1"#,
+            r#"billing_http_request_duration_seconds_bucket{method="GET",route="/v1/charge-groups/{id}",le="+Inf"} 2"#,
+        ] {
+            assert!(text.contains(line), "{line} missing from\n{text}");
+        }
+    }
+
+    fn metrics_show_sign_ins_the_pool_the_build_and_the_process(app) {
+        // The harness signed the administrator in once; then one failure.
+        let failed = app.send("POST", "/v1/authenticate", None, &[], Some(("application/json",
+            json!({ "username": "admin", "password": "not-the-password" }).to_string())));
+        failed.assert_problem(401);
+        let text = app.send("GET", "/metrics", None, &[], None).text;
+        let value = |name: &str| -> f64 {
+            text.lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+                .unwrap_or_else(|| panic!("{name} missing from\n{text}"))
+        };
+        assert_eq!(value(r#"billing_sign_ins_total{outcome="success"}"#), 1.0);
+        assert_eq!(value(r#"billing_sign_ins_total{outcome="failure"}"#), 1.0);
+        assert_eq!(value(r#"billing_sign_ins_total{outcome="throttled"}"#), 0.0);
+        assert_eq!(value("billing_db_pool_max_connections"), 4.0);
+        let open = value(r#"billing_db_pool_connections{state="in_use"}"#)
+            + value(r#"billing_db_pool_connections{state="idle"}"#);
+        assert!((1.0..=4.0).contains(&open), "{open} connections");
+        assert!(value("billing_db_pool_wait_seconds_count") >= 1.0, "checkouts are counted");
+        assert_eq!(value("billing_db_pool_timeouts_total"), 0.0);
+        assert_eq!(value(&format!(r#"billing_build_info{{version="{}"}}"#, env!("CARGO_PKG_VERSION"))), 1.0);
+        if cfg!(target_os = "linux") {
+            assert!(value("process_resident_memory_bytes") > 1e6);
+            assert!(value("process_cpu_seconds_total") >= 0.0);
+            assert!(value("process_open_fds") > 0.0);
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs_f64();
+            let started = value("process_start_time_seconds");
+            assert!(started <= now + 1.0 && started > now - 86_400.0, "started {started}, now {now}");
+        }
+    }
+
+    fn sign_in_throttling_is_counted(app) {
+        let attempt = || app.send("POST", "/v1/authenticate", None, &[], Some(("application/json",
+            json!({ "username": "nobody", "password": "wrong-password" }).to_string()))).status;
+        // Five failures per username in the window (the test settings), then 429.
+        let statuses: Vec<u16> = (0..6).map(|_| attempt()).collect();
+        assert_eq!(statuses, [401, 401, 401, 401, 401, 429]);
+        let text = app.send("GET", "/metrics", None, &[], None).text;
+        assert!(text.contains(r#"billing_sign_ins_total{outcome="failure"} 5"#), "{text}");
+        assert!(text.contains(r#"billing_sign_ins_total{outcome="throttled"} 1"#), "{text}");
     }
 
     fn request_ids_are_echoed_or_generated(app) {
@@ -102,5 +154,51 @@ api_test! {
         let home = app.send("GET", "/", None, &[], None);
         assert_eq!(home.status, 200);
         assert!(home.text.to_lowercase().contains("swagger"), "{}", home.text);
+    }
+}
+
+/// `BILLING_METRICS_BIND`: `/metrics` is served there, and only there.
+mod metrics_on_their_own_address {
+    use crate::support::{Backend, TestApp};
+
+    fn run(backend: Backend) {
+        let Some(app) = TestApp::spawn_with(backend, |settings| {
+            settings.metrics_bind = Some("127.0.0.1:0".parse().expect("address"));
+        }) else {
+            return;
+        };
+        let metrics_base = app.metrics_base.clone().expect("a metrics address");
+        assert_ne!(metrics_base, app.base);
+        app.get("/v1/charge-groups/1");
+        let on_api = app.send("GET", "/metrics", None, &[], None);
+        on_api.assert_problem(404);
+        let reply = app.send("GET", &format!("{metrics_base}/metrics"), None, &[], None);
+        assert_eq!(reply.status, 200);
+        assert!(
+            reply.text.contains(r#"billing_http_requests_total{method="GET",route="/v1/charge-groups/{id}",status="404"} 1"#),
+            "the metrics address counts the API's requests: {}",
+            reply.text
+        );
+        // Nothing but /metrics there.
+        for path in ["/v1/charge-groups/1", "/health/live", "/v1/openapi.json"] {
+            let elsewhere = app.send(
+                "GET",
+                &format!("{metrics_base}{path}"),
+                Some(&app.admin_token),
+                &[],
+                None,
+            );
+            assert_eq!(elsewhere.status, 404, "{path}");
+        }
+    }
+
+    #[test]
+    fn sqlite() {
+        run(Backend::Sqlite);
+    }
+
+    #[test]
+    fn postgres() {
+        run(Backend::Postgres);
     }
 }

@@ -74,4 +74,19 @@ api_test! {
         app.delete(&format!("/v1/reference-data-sources/{}", chain.open_source)).assert_problem(409);
         assert_eq!(app.delete(&format!("/v1/reference-data-sources/{}", chain.operator_source)).status, 204);
     }
+
+    fn a_refused_delete_names_what_still_uses_the_source(app) {
+        // No hand-written check covers ignored call classes: the foreign key refuses the
+        // delete, and the answer names the records that still refer to the source.
+        let chain = reference_chain(&app);
+        app.create("/v1/ignored-call-classes", json!({ "callClass": "FREE", "referenceDataSourceId": chain.open_source, "startDate": "2026-01-01" }));
+        let refused = app.delete(&format!("/v1/reference-data-sources/{}", chain.open_source));
+        assert_eq!(
+            refused.assert_problem(409)["detail"],
+            format!("reference data source {} is still used by: ignoredCallClasses", chain.open_source)
+        );
+        // The refused delete changed nothing, and the source still answers.
+        assert_eq!(app.get(&format!("/v1/reference-data-sources/{}", chain.open_source)).status, 200);
+        assert_eq!(app.head("/v1/ignored-call-classes").header("x-total-count"), Some("1"));
+    }
 }

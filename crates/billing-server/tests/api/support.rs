@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::sync::Once;
 
 use actix_web::dev::ServerHandle;
-use billing_server::{LogFormat, Settings, bind, build_state};
+use billing_server::{
+    DatabaseSettings, Listeners, LogFormat, LogSettings, Settings, build_state, serve_on,
+};
 use serde_json::{Value, json};
 
 pub const ADMIN_PASSWORD: &str = "admin-password-for-tests";
@@ -21,6 +23,8 @@ pub enum Backend {
 
 pub struct TestApp {
     pub base: String,
+    /// Where `/metrics` is served apart from the API (`BILLING_METRICS_BIND`), when set.
+    pub metrics_base: Option<String>,
     pub admin_token: String,
     handle: Option<ServerHandle>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -82,11 +86,14 @@ static SKIP_NOTICE: Once = Once::new();
 /// The settings of a test server on `database_url` (`None`: SQLite in `data_dir`).
 fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings {
     Settings {
-        config: None,
+        database: DatabaseSettings {
+            config: None,
+            data_dir,
+            database_url,
+            db_pool_size: 4,
+        },
         bind: "127.0.0.1:0".parse().expect("address"),
-        data_dir,
-        database_url,
-        db_pool_size: 4,
+        metrics_bind: None,
         jwt_secret: Some(JWT_SECRET.to_owned()),
         jwt_issuer: "billing".into(),
         jwt_audience: "billing-api".into(),
@@ -99,8 +106,10 @@ fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings {
         body_limit_bytes: 64 * 1024,
         workers: 2,
         rating_word_limit: None,
-        log_format: LogFormat::Text,
-        log: "warn".into(),
+        logging: LogSettings {
+            log_format: LogFormat::Text,
+            log: "warn".into(),
+        },
     }
 }
 
@@ -175,21 +184,23 @@ impl TestApp {
     }
 
     fn start(settings: Settings, data_dir: PathBuf, postgres: Option<(String, String)>) -> TestApp {
+        let listeners = Listeners::bind(&settings).expect("listen");
         let state = build_state(&settings).expect("build the application state");
         let (sender, receiver) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let (server, address) = bind(&settings, state).expect("bind");
+                let serving = serve_on(&settings, listeners, state).expect("serve");
                 sender
-                    .send((server.handle(), address))
+                    .send((serving.handle(), serving.address, serving.metrics_address))
                     .expect("report the address");
-                server.await.expect("server ran");
+                serving.run().await.expect("server ran");
             });
         });
-        let (handle, address) = receiver.recv().expect("server started");
+        let (handle, address, metrics_address) = receiver.recv().expect("server started");
         let agent = ureq::AgentBuilder::new().build();
         let mut app = TestApp {
             base: format!("http://{address}"),
+            metrics_base: metrics_address.map(|address| format!("http://{address}")),
             admin_token: String::new(),
             handle: Some(handle),
             thread: Some(thread),
@@ -210,9 +221,13 @@ impl TestApp {
         headers: &[(&str, &str)],
         body: Option<(&str, String)>,
     ) -> Reply {
-        let mut request = self
-            .agent
-            .request(method, &format!("{}{}", self.base, path));
+        // A full URL goes where it says (the metrics address); a path, to the API.
+        let url = if path.starts_with("http://") {
+            path.to_owned()
+        } else {
+            format!("{}{}", self.base, path)
+        };
+        let mut request = self.agent.request(method, &url);
         if let Some(token) = token {
             request = request.set("Authorization", &format!("Bearer {token}"));
         }
