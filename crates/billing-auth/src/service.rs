@@ -145,7 +145,7 @@ impl AuthService {
         };
         let hash = user
             .as_ref()
-            .map_or_else(|| dummy_hash().to_owned(), |u| u.password_hash.clone());
+            .map_or_else(|| dummy_hash().to_owned(), |u| u.password.clone());
         let matches = self
             .hashing
             .verify(password.expose().to_owned(), hash)

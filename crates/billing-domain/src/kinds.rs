@@ -16,6 +16,7 @@ pub use crate::sites::codes::{
     AccountNumber, ContactRole, Email, IdList, Integer, PaymentMethod, Postcode, ReceiveBy,
     RepaymentAmount, SortCode, Telephone, TemplateComponents,
 };
+pub use crate::users::{Password, RoleCodes, Username};
 
 /// A kind of field: the value it holds and the rule that value obeys.
 pub trait Kind: 'static {

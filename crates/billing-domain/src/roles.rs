@@ -55,14 +55,17 @@ impl Role {
         Role::ReadOnly,
     ];
 
+    /// The codes of [`Role::ALL`], in the same order.
+    pub const CODES: &'static [&'static str] = &[
+        "ADMINISTRATOR",
+        "BILLING_MANAGER",
+        "REFERENCE_DATA_MANAGER",
+        "CUSTOMER_MANAGER",
+        "READ_ONLY",
+    ];
+
     pub fn code(self) -> &'static str {
-        match self {
-            Role::Administrator => "ADMINISTRATOR",
-            Role::BillingManager => "BILLING_MANAGER",
-            Role::ReferenceDataManager => "REFERENCE_DATA_MANAGER",
-            Role::CustomerManager => "CUSTOMER_MANAGER",
-            Role::ReadOnly => "READ_ONLY",
-        }
+        Self::CODES[self as usize]
     }
 
     pub fn from_code(code: &str) -> Option<Role> {

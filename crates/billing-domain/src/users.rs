@@ -89,6 +89,75 @@ pub fn parse_roles(field: &str, codes: &[String]) -> Result<Vec<Role>, Validatio
     Ok(roles)
 }
 
+fn kind_message(result: Result<(), ValidationErrors>) -> Result<(), String> {
+    result.map_err(|errors| {
+        errors
+            .errors
+            .into_iter()
+            .map(|error| error.message)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// A username (kind): 1..100 letters, digits and `._@-`.
+pub struct Username;
+
+impl crate::kinds::Kind for Username {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        kind_message(check_username("", value))
+    }
+}
+
+/// A password (kind). What is stored is its argon2 hash, made before the write transaction;
+/// the rule on the password itself ([`check_password`]) runs on what a body carries.
+pub struct Password;
+
+impl crate::kinds::Kind for Password {
+    type Value = String;
+
+    fn check(_: &String) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// One or more role codes (kind), held joined by commas in a stable order
+/// (`"ADMINISTRATOR,READ_ONLY"`).
+pub struct RoleCodes;
+
+impl RoleCodes {
+    /// The codes of a held value, in order.
+    pub fn split(value: &str) -> Vec<String> {
+        value
+            .split(',')
+            .filter(|code| !code.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The held value of `codes` (checked by [`parse_roles`]: known, no repeats, sorted).
+    pub fn join(codes: &[String]) -> String {
+        match parse_roles("", codes) {
+            Ok(roles) => roles
+                .iter()
+                .map(|role| role.code())
+                .collect::<Vec<_>>()
+                .join(","),
+            Err(_) => codes.join(","),
+        }
+    }
+}
+
+impl crate::kinds::Kind for RoleCodes {
+    type Value = String;
+
+    fn check(value: &String) -> Result<(), String> {
+        kind_message(parse_roles("", &Self::split(value)).map(drop))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,7 +37,7 @@ impl ResourceDoc {
             write: R::WRITE,
             operations: R::OPERATIONS,
             fields: R::FIELDS,
-            filters: R::FILTERS,
+            filters: R::filters(),
             sort_keys: R::sort_keys(),
             created_status: R::CREATED_STATUS,
             headers: R::HEADERS,
@@ -71,7 +71,7 @@ pub fn plural(noun: &str) -> String {
 }
 
 /// `a` or `an` and the noun.
-fn with_article(noun: &str) -> String {
+pub fn with_article(noun: &str) -> String {
     let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
         "an"
     } else {

@@ -5,7 +5,10 @@ diesel::table! {
         id -> BigInt,
         username -> Text,
         email -> Nullable<Text>,
-        password_hash -> Text,
+        /// The password's argon2 hash (never the password); `password` in Rust, as the
+        /// declaration names the member a body sets.
+        #[sql_name = "password_hash"]
+        password -> Text,
         active -> Bool,
         roles -> Text,
         created_date -> Timestamp,
@@ -173,8 +176,10 @@ diesel::table! {
 
 diesel::joinable!(contract_owner_sub_brands -> contract_owners (contract_owner_id));
 diesel::table! {
-    user_contract_owners (user_id, contract_owner_id) {
+    user_contract_owners (id) {
+        id -> BigInt,
         user_id -> BigInt,
+        ordinal -> BigInt,
         contract_owner_id -> BigInt,
     }
 }

@@ -442,6 +442,12 @@ macro_rules! stored_type {
     (defaulted $kind:ident $(<$($param:tt),*>)?) => {
         <$kind $(<$($param),*>)? as ::billing_domain::kinds::Kind>::Value
     };
+    (write_only $kind:ident) => {
+        <$kind as ::billing_domain::kinds::Kind>::Value
+    };
+    (kept $kind:ident) => {
+        Option<<$kind as ::billing_domain::kinds::Kind>::Value>
+    };
     (created $kind:ident) => {
         <$kind as ::billing_domain::kinds::Kind>::Value
     };
@@ -491,6 +497,16 @@ macro_rules! declared_filters {
 #[doc(hidden)]
 macro_rules! kind_filter {
     (defaulted $kind:ident, $($rest:tt)*) => { $crate::kind_filter!(required $kind, $($rest)*) };
+    (kept $kind:ident, $($rest:tt)*) => { $crate::kind_filter!(optional $kind, $($rest)*) };
+    // A write-only member (a password's hash) is never a filter.
+    (write_only $kind:ident, $query:ident, $column:tt, $filter:expr, $name:expr) => {
+        match Err::<(), _>($crate::PersistenceError::UnknownField($name.to_owned())) {
+            Ok(()) => $query,
+            Err(error) => return Err(error),
+        }
+    };
+    ($access:ident Username, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
+    ($access:ident RoleCodes, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
     (derived $kind:ident, $($rest:tt)*) => { $crate::kind_filter!(optional $kind, $($rest)*) };
     ($access:ident Postcode, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
     ($access:ident Telephone, $($rest:tt)*) => { $crate::kind_filter!($access Text, $($rest)*) };
@@ -529,6 +545,19 @@ macro_rules! access_sort {
     };
     (derived, $query:ident, $column:expr, $descending:expr) => {
         $crate::sort_column!(nullable, $query, $column, $descending)
+    };
+    (kept, $query:ident, $column:expr, $descending:expr) => {
+        $crate::sort_column!(nullable, $query, $column, $descending)
+    };
+    // A write-only member (a password's hash) is never a sort key (the http layer does not
+    // offer it either).
+    (write_only, $query:ident, $column:expr, $descending:expr) => {
+        match Err::<(), _>($crate::PersistenceError::UnknownField(
+            stringify!($column).to_owned(),
+        )) {
+            Ok(()) => $query,
+            Err(error) => return Err(error),
+        }
     };
     ($stamp:ident, $query:ident, $column:expr, $descending:expr) => {
         $crate::sort_column!(plain, $query, $column, $descending)

@@ -18,9 +18,16 @@ fn declared() -> Tables {
     let text = include_str!("../src/schema.rs");
     let mut tables = Tables::new();
     let mut current: Option<String> = None;
+    // `#[sql_name = "password_hash"]` names the next column's SQL name.
+    let mut sql_name: Option<String> = None;
     for line in text.lines() {
         let trimmed = line.trim();
-        if let Some(name) = trimmed.strip_suffix('{').map(str::trim)
+        if let Some(name) = trimmed
+            .strip_prefix("#[sql_name = \"")
+            .and_then(|rest| rest.strip_suffix("\"]"))
+        {
+            sql_name = Some(name.to_owned());
+        } else if let Some(name) = trimmed.strip_suffix('{').map(str::trim)
             && let Some((table, _key)) = name.split_once(' ')
             && line.starts_with("    ")
             && !line.starts_with("        ")
@@ -31,6 +38,7 @@ fn declared() -> Tables {
             let column_type = kind.trim_end_matches(',').to_owned();
             if let Some(columns) = tables.get_mut(table) {
                 let column = column.strip_prefix("r#").unwrap_or(column);
+                let column = sql_name.take().unwrap_or_else(|| column.to_owned());
                 columns.push(format!("{column} -> {column_type}"));
             }
         } else if trimmed == "}" && line.starts_with("    }") {

@@ -4,14 +4,13 @@ use std::io::Write;
 use std::path::Path;
 
 use billing_auth::service::principal_of;
-use billing_auth::{Secret, password, refresh_token};
+use billing_auth::{AuthenticatedUser, Secret, password, refresh_token};
 use billing_domain::ValidationErrors;
-use billing_domain::roles::Role;
-use billing_domain::users::{check_email, check_password, check_username, parse_roles};
-use billing_http::machinery::audit;
+use billing_domain::roles::{ContractOwnerScope, Role};
+use billing_http::machinery::{audit, handlers, members};
 use billing_http::resources::users::{User, Users};
 use billing_persistence::Database;
-use billing_persistence::users::{self, NewUser, join_list};
+use billing_persistence::users;
 
 use crate::ServerError;
 
@@ -83,42 +82,46 @@ pub fn create_user(
     email: Option<String>,
     origin: Origin,
 ) -> Result<i64, ServerError> {
-    let mut errors = ValidationErrors::default();
-    errors.collect(check_username("username", username));
-    errors.collect(check_password("password", password_text));
-    if let Some(email) = &email {
-        errors.collect(check_email("email", email));
-    }
-    let roles = errors.collect(parse_roles("roles", role_codes));
-    let roles = match roles {
-        Some(roles) if errors.is_empty() => roles,
-        _ => return Err(ServerError::InvalidUser(errors.to_string())),
+    use billing_http::machinery::resource::Resource;
+    let body = serde_json::json!({
+        "username": username,
+        "email": email,
+        "password": password_text,
+        "roles": role_codes,
+    });
+    let invalid = |error: billing_http::error::ApiError| match error.into_field_errors() {
+        Ok(errors) => ServerError::InvalidUser(ValidationErrors { errors }.to_string()),
+        Err(error) => ServerError::InvalidUser(error.cause_or_detail().to_owned()),
     };
+    let mut input =
+        handlers::parse_input::<Users>(body, "", members::Origin::Client).map_err(invalid)?;
+    // Hashed before the write's transaction, as the API does.
     let hash =
         password::hash_password(password_text).map_err(|e| ServerError::Config(e.to_string()))?;
-    let now = billing_persistence::now();
-    let codes: Vec<&str> = roles.iter().map(|role| role.code()).collect();
-    let user = NewUser {
-        username: username.to_owned(),
-        email,
-        password_hash: hash,
-        active: true,
-        roles: join_list(&codes),
-        created_date: now,
-        updated_date: now,
+    if let Some(password) = &mut input.password {
+        password.hash = Some(hash);
+    }
+    // No one is signed in: the write is the service's own, and the audit event names the new
+    // user as its actor.
+    let service = AuthenticatedUser {
+        id: 0,
+        username: "billing".to_owned(),
+        roles: vec![Role::Administrator],
+        contract_owners: ContractOwnerScope::All,
     };
-    let row = database.write(|c| {
-        let row = users::insert(c, &user)?;
+    database.write(|c| {
+        let user: User = Users::create(c, &service, input).map_err(invalid)?;
+        let row = users::find(c, user.id)?
+            .ok_or_else(|| ServerError::Config("a created user vanished".to_owned()))?;
         audit::record_created_outside_api::<Users>(
             c,
             principal_of(&row, &[]),
             origin.request_id(),
-            &User::from_row(row.clone(), Vec::new()),
+            &user,
         )
         .map_err(|e| ServerError::Audit(e.cause_or_detail().to_owned()))?;
-        Ok::<_, ServerError>(row)
-    })?;
-    Ok(row.id)
+        Ok::<_, ServerError>(user.id)
+    })
 }
 
 /// On an empty users table, creates `admin` with `password` or a random one printed once.

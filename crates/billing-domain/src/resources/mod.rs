@@ -34,3 +34,4 @@ mod customers;
 pub mod parsed;
 mod reference_data;
 mod sites;
+mod users;

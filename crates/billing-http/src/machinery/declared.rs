@@ -95,6 +95,30 @@ pub trait Hooks: Shapes {
         let _ = state;
     }
 
+    /// See [`Resource::prepare`](super::resource::Resource::prepare): slow work on the
+    /// write-only values of a request (hashing passwords), before the transaction opens.
+    fn prepare(
+        state: &crate::state::AppState,
+        values: Vec<String>,
+    ) -> impl std::future::Future<Output = ApiResult<super::resource::Prepared>> {
+        let _ = (state, values);
+        std::future::ready(Ok(super::resource::Prepared::default()))
+    }
+
+    /// See [`Resource::attach_prepared`](super::resource::Resource::attach_prepared).
+    fn attach_prepared(
+        input: &mut Self::Input,
+        prepared: &super::resource::Prepared,
+    ) -> ApiResult<()> {
+        let _ = (input, prepared);
+        Ok(())
+    }
+
+    /// See [`Resource::committed`](super::resource::Resource::committed).
+    fn committed(state: &crate::state::AppState) {
+        let _ = state;
+    }
+
     /// May `current` be deleted (e.g. not still referenced)? Runs after `check_change`.
     fn check_delete(
         connection: &mut DbConnection,
@@ -166,7 +190,7 @@ macro_rules! api_resource {
                     use ::serde::ser::SerializeMap;
                     let mut map = serializer.serialize_map(None)?;
                     map.serialize_entry("id", &self.id)?;
-                    $(map.serialize_entry(::billing_domain::member_name!($field $(, $sname)?), &self.$field)?;)*
+                    $($crate::api_serialize_member!(map, $access, ::billing_domain::member_name!($field $(, $sname)?), &self.$field);)*
                     $($(map.serialize_entry(::billing_domain::json_name!($cfield), &self.$cfield)?;)*)?
                     map.end()
                 }
@@ -285,6 +309,9 @@ macro_rules! api_resource {
                         current.map(|current| &current.$field), now $(, $default)?
                     );)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
+                    $($crate::api_write_only_check!(
+                        $access, errors, ::billing_domain::json_name!($field), $noun, &self.$field, current
+                    );)*
                     $($crate::api_create_only!(
                         [$($modifier)?], errors, $access, $field,
                         $crate::api_type!(Output $access $kind $(<$($param),*>)?),
@@ -338,14 +365,14 @@ macro_rules! api_resource {
                     $crate::first_of!($($embedded,)? &[]);
                 const FIELDS: &'static [Field] = &[
                     $crate::resources::common::ID,
-                    $($crate::api_declared_field!(
+                    $($crate::api_kind_field!($kind $(<$($param),*>)?, $crate::api_declared_field!(
                         $access,
                         $field,
                         <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
                         ::billing_domain::kinds::doc_text(concat!($($doc),*))
                         $(, shown $sname $shtable)?
                         $(, $default)?
-                    ),)*
+                    )),)*
                     $($($crate::api_children_field!(
                         $cmult,
                         ::billing_domain::json_name!($cfield),
@@ -485,6 +512,32 @@ macro_rules! api_resource {
 
                 fn after_commit(state: &$crate::state::AppState) {
                     <super::$name as $crate::machinery::declared::Hooks>::after_commit(state)
+                }
+
+                fn prepare(
+                    state: &$crate::state::AppState,
+                    values: Vec<String>,
+                ) -> impl ::std::future::Future<Output = ApiResult<$crate::machinery::resource::Prepared>> {
+                    <super::$name as $crate::machinery::declared::Hooks>::prepare(state, values)
+                }
+
+                fn attach_prepared(
+                    input: &mut Input,
+                    prepared: &$crate::machinery::resource::Prepared,
+                ) -> ApiResult<()> {
+                    <super::$name as $crate::machinery::declared::Hooks>::attach_prepared(input, prepared)
+                }
+
+                fn committed(state: &$crate::state::AppState) {
+                    <super::$name as $crate::machinery::declared::Hooks>::committed(state)
+                }
+
+                /// The declared filters but a write-only member's.
+                fn filters() -> &'static [FilterParam] {
+                    static FILTERS: ::std::sync::OnceLock<Vec<FilterParam>> = ::std::sync::OnceLock::new();
+                    FILTERS.get_or_init(|| {
+                        $crate::machinery::resource::without_write_only(Self::FILTERS, Self::FIELDS)
+                    })
                 }
             }
         }
@@ -901,6 +954,15 @@ macro_rules! api_field {
     };
 }
 
+/// The entry of a declared field whose kind is a list that must not be empty (`roles`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_kind_field {
+    ($kind:ty, $field:expr) => {
+        $field.non_empty_if(<$kind as $crate::machinery::kinds::ApiKind>::NON_EMPTY)
+    };
+}
+
 /// The Rust type of a declared field in a body (`Input`) or a response (`Output`).
 #[macro_export]
 #[doc(hidden)]
@@ -923,6 +985,15 @@ macro_rules! api_type {
     (Output defaulted $kind:ident $(<$($param:tt),*>)?) => {
         <$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Output
     };
+    (Input write_only $kind:ident $(<$($param:tt),*>)?) => {
+        Option<<$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Input>
+    };
+    (Output write_only $kind:ident $(<$($param:tt),*>)?) => {
+        <$kind $(<$($param),*>)? as $crate::machinery::kinds::ApiKind>::Output
+    };
+    (Output kept $kind:ident) => {
+        Option<<$kind as $crate::machinery::kinds::ApiKind>::Output>
+    };
     (Input $stamp:ident $kind:ident) => {
         ()
     };
@@ -942,6 +1013,9 @@ macro_rules! api_convert {
         ($value).map(Into::into)
     };
     (derived, $value:expr) => {
+        ($value).map(Into::into)
+    };
+    (kept, $value:expr) => {
         ($value).map(Into::into)
     };
     ($other:ident, $value:expr) => {
@@ -971,12 +1045,57 @@ macro_rules! api_value {
             None => <$kind as $crate::machinery::kinds::ApiKind>::value(&($default).into()),
         }
     };
+    (write_only, $kind:ty, $input:expr, $current:expr, $now:expr) => {
+        match (($input).as_ref(), $current) {
+            (Some(input), _) => <$kind as $crate::machinery::kinds::ApiKind>::value(input),
+            (None, Some(stored)) => stored.0.clone(),
+            (None, None) => String::new(),
+        }
+    };
+    (kept, DateTime, $input:expr, $current:expr, $now:expr) => {
+        ($current).and_then(|stamp| stamp.as_ref().map(|stamp| stamp.0))
+    };
     (created, DateTime, $input:expr, $current:expr, $now:expr) => {
         ($current).map_or($now, |stamp| stamp.0)
     };
     (updated, DateTime, $input:expr, $current:expr, $now:expr) => {
         $now
     };
+}
+
+/// A member of a record as a response shows it; a write-only member (a password) never is.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_serialize_member {
+    ($map:ident, write_only, $name:expr, $value:expr) => {};
+    ($map:ident, $access:ident, $name:expr, $value:expr) => {
+        $map.serialize_entry($name, $value)?
+    };
+}
+
+/// A write-only member is required when a record is created (a later write that leaves it out
+/// keeps the stored value), and reaches the write already prepared (a password, hashed).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! api_write_only_check {
+    (write_only, $errors:ident, $name:expr, $noun:literal, $input:expr, $current:ident) => {
+        match (($input).as_ref(), $current) {
+            (None, None) => $errors.push(
+                $name,
+                format!(
+                    "is required when creating {}",
+                    $crate::openapi::with_article($noun)
+                ),
+            ),
+            (Some(input), _) if input.hash.is_none() => {
+                return Err($crate::error::ApiError::internal(
+                    "a write-only value reached the write unprepared",
+                ))
+            }
+            _ => {}
+        }
+    };
+    ($access:ident, $errors:ident, $name:expr, $noun:literal, $input:expr, $current:ident) => {};
 }
 
 /// For a `[create_only]` field, a replace (or patch) that changes the stored value is an error

@@ -4,8 +4,8 @@
 
 use billing_domain::kinds::{
     AccountNumber, Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Digits,
-    Email, Enum, Id, IdList, Integer, Kind, Letters, Postcode, SortCode, Symbol, Telephone,
-    TemplateComponents, Text,
+    Email, Enum, Id, IdList, Integer, Kind, Letters, Password, Postcode, RoleCodes, SortCode,
+    Symbol, Telephone, TemplateComponents, Text, Username,
 };
 use billing_domain::money::{format_decimal, parse_decimal};
 use billing_domain::query::FilterKind;
@@ -32,6 +32,9 @@ pub trait ApiKind: Kind {
     const FIELD_TYPE: FieldType;
     /// How a list filters on it.
     const FILTER: FilterKind;
+
+    /// A list that must hold at least one element (documented as `minItems: 1`).
+    const NON_EMPTY: bool = false;
 
     /// The domain value of what a body carried (once [`ApiKind::check_input`] passed).
     fn value(input: &Self::Input) -> Self::Value;
@@ -64,6 +67,17 @@ pub fn optional<K: ApiKind>(input: &Option<K::Input>, _: &()) -> garde::Result {
         Some(input) => required::<K>(input, &()),
         None => Ok(()),
     }
+}
+
+/// garde's check of a write-only member (a password): the kind's rule when a value is there.
+pub fn write_only<K: ApiKind>(input: &Option<K::Input>, _: &()) -> garde::Result {
+    optional::<K>(input, &())
+}
+
+/// garde's check of a kept member (`lastLoginDate`): a body never carries one (the member
+/// checks refuse it as read-only); writes keep the stored value.
+pub fn kept<K: ApiKind>(_: &(), _: &()) -> garde::Result {
+    Ok(())
 }
 
 /// garde's check of a derived member: a body never carries one (the member checks refuse it
@@ -179,6 +193,131 @@ text_kind!(
     }
 );
 text_kind!(Email, FieldType::Email { max: 255 });
+text_kind!(
+    Username,
+    FieldType::Pattern {
+        pattern: "^[\\p{L}\\p{N}._@-]{1,100}$",
+        min: 1,
+        max: 100,
+        example: "jsmith"
+    }
+);
+
+/// A password in a body, and its hash once made (on the hashing pool, before the write's
+/// transaction: `Resource::prepare`, `Resource::attach_prepared`).
+#[derive(Debug)]
+pub struct PasswordInput {
+    pub secret: billing_auth::Secret,
+    pub hash: Option<String>,
+}
+
+impl Default for PasswordInput {
+    fn default() -> Self {
+        Self {
+            secret: billing_auth::Secret::new(String::new()),
+            hash: None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PasswordInput {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(|value| Self {
+            secret: billing_auth::Secret::new(value),
+            hash: None,
+        })
+    }
+}
+
+/// A stored password hash: held by the record (so a write that leaves the password out keeps
+/// it), never shown, never printed.
+#[derive(Clone, PartialEq)]
+pub struct Concealed(pub String);
+
+impl From<String> for Concealed {
+    fn from(value: String) -> Self {
+        Self(value)
+    }
+}
+
+impl std::fmt::Debug for Concealed {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("[concealed]")
+    }
+}
+
+/// Records skip write-only members; were one ever serialized, it would show nothing.
+impl Serialize for Concealed {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_none()
+    }
+}
+
+impl ApiKind for Password {
+    type Input = PasswordInput;
+    type Output = Concealed;
+    const FIELD_TYPE: FieldType = FieldType::Pattern {
+        pattern: billing_domain::users::PASSWORD_PATTERN,
+        min: billing_domain::users::PASSWORD_MIN_CHARS as u32,
+        max: billing_domain::users::PASSWORD_MAX_CHARS as u32,
+        example: "correct horse battery staple",
+    };
+    const FILTER: FilterKind = FilterKind::String;
+
+    /// The hash (empty until made: the write refuses a password that reached it unhashed).
+    fn value(input: &PasswordInput) -> String {
+        input.hash.clone().unwrap_or_default()
+    }
+
+    fn check_input(input: &PasswordInput) -> Result<(), String> {
+        billing_domain::users::check_password("", input.secret.expose()).map_err(|errors| {
+            errors
+                .errors
+                .into_iter()
+                .map(|error| error.message)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    }
+}
+
+/// The roles a user holds, as codes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct RoleList(pub Vec<String>);
+
+impl From<String> for RoleList {
+    fn from(value: String) -> Self {
+        Self(RoleCodes::split(&value))
+    }
+}
+
+impl ApiKind for RoleCodes {
+    type Input = Vec<String>;
+    type Output = RoleList;
+    const FIELD_TYPE: FieldType =
+        FieldType::Array(&FieldType::Enum(billing_domain::roles::Role::CODES));
+    const FILTER: FilterKind = FilterKind::String;
+    const NON_EMPTY: bool = true;
+
+    fn value(input: &Vec<String>) -> String {
+        RoleCodes::join(input)
+    }
+
+    /// Named by the entry: `roles[1]` for an unknown code.
+    fn check_input(input: &Vec<String>) -> Result<(), String> {
+        billing_domain::users::parse_roles("", input)
+            .map(drop)
+            .map_err(|errors| {
+                errors
+                    .errors
+                    .into_iter()
+                    .map(|error| error.message)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+    }
+}
 
 impl<const MIN: i64, const MAX: i64> ApiKind for Integer<MIN, MAX> {
     type Input = i64;

@@ -29,7 +29,7 @@ pub fn parse_list_params<R: Resource>(
 ) -> Result<ListParams, ApiError> {
     let shape = ListShape {
         fields: R::FIELDS,
-        filters: R::FILTERS,
+        filters: R::filters(),
         sort_keys: R::sort_keys(),
     };
     parse_list_params_of(shape, pairs, require_page)

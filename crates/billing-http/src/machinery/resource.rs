@@ -247,6 +247,21 @@ impl Field {
         self
     }
 
+    /// A member the server keeps (`lastLoginDate`, written by sign-in): read-only, null when
+    /// unset.
+    pub const fn kept(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description).nullable()
+    }
+
+    /// [`Field::non_empty`] when `flag` (a kind that is a list of at least one element).
+    pub const fn non_empty_if(self, flag: bool) -> Self {
+        if flag { self.non_empty() } else { self }
+    }
+
     pub const fn owned(mut self) -> Self {
         self.owned = true;
         self
@@ -421,6 +436,12 @@ pub trait Resource: Sized + 'static {
         Self::SORT_KEYS
     }
 
+    /// Every filter a list takes: `FILTERS` (for a declared resource, but a write-only
+    /// member's).
+    fn filters() -> &'static [FilterParam] {
+        Self::FILTERS
+    }
+
     /// The JSON form returned to clients.
     type Record: Serialize + Versioned + Send + 'static;
     /// The JSON form accepted by create and replace (and produced by applying a patch).
@@ -520,7 +541,12 @@ pub fn with_nested_sort_keys(
     own: &'static [&'static str],
     fields: &'static [Field],
 ) -> Vec<&'static str> {
-    let mut keys = own.to_vec();
+    let write_only = |key: &str| {
+        fields
+            .iter()
+            .any(|field| field.name == key && field.access == Access::WriteOnly)
+    };
+    let mut keys: Vec<&'static str> = own.iter().copied().filter(|key| !write_only(key)).collect();
     for field in fields.iter().filter(|field| field.owned) {
         if let FieldType::Object(members) = field.field_type {
             for member in members.iter().filter(|member| {
@@ -538,6 +564,19 @@ pub fn with_nested_sort_keys(
         }
     }
     keys
+}
+
+/// `filters` but those of write-only members (a password is never a filter).
+pub fn without_write_only(filters: &[FilterParam], fields: &[Field]) -> Vec<FilterParam> {
+    filters
+        .iter()
+        .filter(|filter| {
+            !fields
+                .iter()
+                .any(|field| field.name == filter.name && field.access == Access::WriteOnly)
+        })
+        .cloned()
+        .collect()
 }
 
 /// What [`Resource::prepare`] derived from write-only values, by value (a password and its hash).

@@ -33,6 +33,7 @@ pub mod site_invoice_addresses;
 pub mod site_invoice_details;
 pub mod sites;
 pub mod tax_bands;
+pub mod user_contract_owners;
 pub mod user_roles;
 pub mod users;
 
