@@ -1,5 +1,6 @@
 //! Sign-in, refresh, revoke and bearer checks, on top of the users and refresh-token tables.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use billing_domain::roles::{ContractOwnerScope, Role};
@@ -45,7 +46,7 @@ pub struct AuthService {
     database: Database,
     tokens: AccessTokens,
     hashing: HashingPool,
-    throttle: LoginThrottle,
+    throttle: Arc<LoginThrottle>,
     principals: PrincipalCache,
     verified_tokens: VerifiedTokens,
     config: AuthConfig,
@@ -72,10 +73,10 @@ impl AuthService {
             config.access_token_lifetime.as_secs() as i64,
         );
         Self {
+            throttle: Arc::new(LoginThrottle::new(config.throttle, database.clone())),
             database,
             tokens,
             hashing: HashingPool::new(config.hashing_threads, config.hashing_queue),
-            throttle: LoginThrottle::new(config.throttle),
             principals: PrincipalCache::new(PRINCIPAL_MAX_AGE),
             verified_tokens: VerifiedTokens::new(VERIFIED_TOKENS_KEPT),
             config,
@@ -100,12 +101,15 @@ impl AuthService {
         {
             return Err(AuthError::BrandMismatch);
         }
-        // The slot is taken before anything is checked, so simultaneous attempts cannot all
-        // pass the limit; it counts as a failure unless the attempt succeeds.
-        let slot = self
-            .throttle
-            .reserve(username, client_address, Instant::now())
-            .map_err(|retry_after| AuthError::TooManyAttempts { retry_after })?;
+        // The slot is taken before anything is checked, so simultaneous attempts (on any
+        // instance) cannot all pass the limit; it counts as a failure unless the attempt
+        // succeeds.
+        let throttle = self.throttle.clone();
+        let (name, address) = (username.to_owned(), client_address.to_owned());
+        let slot =
+            blocking(move || Ok(throttle.reserve(&name, &address, billing_persistence::now())?))
+                .await?
+                .map_err(|retry_after| AuthError::TooManyAttempts { retry_after })?;
         let user = match self.verify(username, password).await {
             Ok(Some(user)) => user,
             Ok(None) => {
@@ -113,11 +117,11 @@ impl AuthService {
                 return Err(AuthError::InvalidCredentials);
             }
             Err(error) => {
-                self.throttle.abandoned(slot);
+                self.settle_slot(slot, false).await;
                 return Err(error);
             }
         };
-        self.throttle.succeeded(slot);
+        self.settle_slot(slot, true).await;
         let database = self.database.clone();
         let lifetime = self.config.refresh_token_lifetime;
         let (refresh, user) = blocking(move || {
@@ -130,6 +134,24 @@ impl AuthService {
         })
         .await?;
         self.pair(&user, refresh)
+    }
+
+    /// Gives a reservation's slots back: all of them when no password was verified, the
+    /// username's count and the address's slot after a success. A failure here is logged, not
+    /// answered: the sign-in itself was decided.
+    async fn settle_slot(&self, slot: crate::throttle::Reservation, succeeded: bool) {
+        let throttle = self.throttle.clone();
+        let settled = blocking(move || {
+            Ok(if succeeded {
+                throttle.succeeded(slot)?
+            } else {
+                throttle.abandoned(slot)?
+            })
+        })
+        .await;
+        if let Err(error) = settled {
+            tracing::warn!(%error, "could not settle a sign-in attempt's throttle slots");
+        }
     }
 
     /// The active user `username` if `password` is theirs. Unknown user, wrong password and

@@ -42,6 +42,7 @@ pub mod rating_data;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod refresh_tokens;
+pub mod sign_in_attempts;
 pub mod site_addresses;
 pub mod site_assigned_custom_fields;
 pub mod site_contacts;

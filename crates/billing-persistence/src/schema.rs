@@ -487,3 +487,11 @@ diesel::table! {
         after_state -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    sign_in_attempts (id) {
+        id -> BigInt,
+        throttle_key -> Text,
+        attempted_at -> Timestamp,
+    }
+}

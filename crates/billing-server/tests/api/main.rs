@@ -19,5 +19,6 @@ mod rating_lookups;
 mod reference_data_import;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;
+mod scale_out;
 mod sites;
 mod users;
