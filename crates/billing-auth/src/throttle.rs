@@ -57,8 +57,11 @@ pub struct Reservation {
 /// Every this many reservations, an instance also removes the expired slots of every key.
 const PRUNE_EVERY: u64 = 64;
 
+/// A username's key holds the name's SHA-256, not the name: what people type as a username is
+/// sometimes their password, and it is stored here whether or not such a user exists (and a
+/// name with a NUL, which PostgreSQL text refuses, is stored like any other).
 fn username_key(username: &str) -> String {
-    format!("user:{username}")
+    format!("user:{}", crate::refresh_token::hash(username))
 }
 
 fn address_key(address: &str) -> String {

@@ -1,7 +1,7 @@
 //! `sign_in_attempts`: the sign-in throttle's slots, one row per attempt under each of its keys
-//! (`user:NAME`, `addr:IP`). Kept in the database so that every instance on it counts the same
-//! attempts: behind a load balancer an attacker's guesses spread over the instances still
-//! meet one limit.
+//! (`user:` and the SHA-256 of the name, `addr:IP`). Kept in the database so that every
+//! instance on it counts the same attempts: behind a load balancer an attacker's guesses
+//! spread over the instances still meet one limit.
 //!
 //! Every transaction that reads or changes the rows of a key first takes that key's lock
 //! ([`lock_keys`]): on PostgreSQL a transaction-level advisory lock per key, taken in one

@@ -1,7 +1,8 @@
 -- The sign-in throttle's slots (sqlite); kept in step with the other backend. One row per
--- sign-in attempt under each of its keys ('user:NAME', 'addr:IP'): a failure stays until its
--- window has passed, a success clears its username, an attempt being verified holds its slot.
--- In the database, so every instance on it counts the same attempts.
+-- sign-in attempt under each of its keys ('user:' and the SHA-256 of the name, 'addr:IP'):
+-- a failure stays until its window has passed, a success clears its username, an attempt
+-- being verified holds its slot. In the database, so every instance on it counts the same
+-- attempts.
 CREATE TABLE sign_in_attempts (
     id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL,
     throttle_key TEXT NOT NULL,
