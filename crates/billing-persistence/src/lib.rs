@@ -16,6 +16,7 @@ pub mod summaries;
 
 pub mod adhoc_bill_run_sites;
 pub mod adhoc_bill_runs;
+pub mod api_keys;
 pub mod audit_events;
 pub mod billing_cycles;
 pub mod call_classes;

@@ -5,6 +5,7 @@
 #[macro_use]
 mod support;
 
+mod api_keys;
 mod audit_events;
 mod authentication;
 mod charge_groups;
