@@ -3,6 +3,7 @@
 //!
 //! **This crate knows no web framework.** The http crate turns its errors into responses.
 
+pub mod api_key;
 pub mod error;
 pub mod password;
 pub mod principal;

@@ -10,6 +10,9 @@ pub struct AuthenticatedUser {
     pub username: String,
     pub roles: Vec<Role>,
     pub contract_owners: ContractOwnerScope,
+    /// The API key the request was made with (`None`: an access token). Its roles are already
+    /// in `roles` (the key's that the user still holds).
+    pub api_key_id: Option<i64>,
 }
 
 impl AuthenticatedUser {
@@ -38,6 +41,7 @@ mod tests {
             username: "reader".into(),
             roles: vec![Role::ReadOnly],
             contract_owners: ContractOwnerScope::All,
+            api_key_id: None,
         };
         assert!(user.require(Permission::ReadReferenceData).is_ok());
         insta::assert_snapshot!(user.require(Permission::WriteReferenceData).unwrap_err(), @"missing permission REFERENCE_DATA_WRITE");

@@ -16,12 +16,22 @@ use crate::principal::AuthenticatedUser;
 /// How long a caller's state is trusted without reading it again.
 pub const PRINCIPAL_MAX_AGE: Duration = Duration::from_secs(1);
 
-/// What the database said about a user id.
+/// What the database said about a caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KnownUser {
     Active(AuthenticatedUser),
     Inactive,
     Missing,
+    /// No API key has that hash (never kept: its entries would be as many as the guesses).
+    UnknownKey,
+}
+
+/// Whom a request's credential names: a user (an access token's subject) or an API key (by
+/// the key's hash, never the key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CallerKey {
+    User(i64),
+    ApiKey(Box<str>),
 }
 
 struct Entry {
@@ -32,11 +42,11 @@ struct Entry {
 #[derive(Default)]
 struct State {
     generation: u64,
-    entries: HashMap<i64, Entry>,
+    entries: HashMap<CallerKey, Entry>,
 }
 
-/// See the module documentation. Holds one entry per user that presented a valid token, so it
-/// is bounded by the users table.
+/// See the module documentation. Holds one entry per user that presented a valid token and
+/// per existing API key presented, so it is bounded by the users and API keys tables.
 pub struct PrincipalCache {
     max_age: Duration,
     state: Mutex<State>,
@@ -58,10 +68,10 @@ impl PrincipalCache {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The state of `user_id` if it was read less than the maximum age ago.
-    pub fn get(&self, user_id: i64) -> Option<KnownUser> {
+    /// The state of `caller` if it was read less than the maximum age ago.
+    pub fn get(&self, caller: &CallerKey) -> Option<KnownUser> {
         let state = self.lock();
-        let entry = state.entries.get(&user_id)?;
+        let entry = state.entries.get(caller)?;
         (entry.loaded_at.elapsed() < self.max_age).then(|| entry.user.clone())
     }
 
@@ -71,10 +81,10 @@ impl PrincipalCache {
     }
 
     /// Keeps what a read that started at `generation` found, unless a change happened since.
-    pub fn insert(&self, user_id: i64, user: KnownUser, generation: u64, loaded_at: Instant) {
+    pub fn insert(&self, caller: CallerKey, user: KnownUser, generation: u64, loaded_at: Instant) {
         let mut state = self.lock();
         if state.generation == generation {
-            state.entries.insert(user_id, Entry { user, loaded_at });
+            state.entries.insert(caller, Entry { user, loaded_at });
         }
     }
 
@@ -98,6 +108,7 @@ mod tests {
             username: "a".into(),
             roles: vec![Role::ReadOnly],
             contract_owners: ContractOwnerScope::All,
+            api_key_id: None,
         })
     }
 
@@ -105,14 +116,18 @@ mod tests {
     fn entries_expire_and_a_change_forgets_them() {
         let cache = PrincipalCache::new(Duration::from_secs(60));
         let generation = cache.generation();
-        cache.insert(1, user(), generation, Instant::now());
-        assert_eq!(cache.get(1), Some(user()));
-        assert_eq!(cache.get(2), None);
+        cache.insert(CallerKey::User(1), user(), generation, Instant::now());
+        assert_eq!(cache.get(&CallerKey::User(1)), Some(user()));
+        assert_eq!(cache.get(&CallerKey::User(2)), None);
         cache.forget_all();
-        assert_eq!(cache.get(1), None);
+        assert_eq!(cache.get(&CallerKey::User(1)), None);
         let old = Instant::now() - Duration::from_secs(61);
-        cache.insert(1, user(), cache.generation(), old);
-        assert_eq!(cache.get(1), None, "older than the maximum age");
+        cache.insert(CallerKey::User(1), user(), cache.generation(), old);
+        assert_eq!(
+            cache.get(&CallerKey::User(1)),
+            None,
+            "older than the maximum age"
+        );
     }
 
     #[test]
@@ -120,8 +135,13 @@ mod tests {
         let cache = PrincipalCache::new(Duration::from_secs(60));
         let before_the_change = cache.generation();
         cache.forget_all();
-        cache.insert(1, user(), before_the_change, Instant::now());
-        assert_eq!(cache.get(1), None);
-        insta::assert_snapshot!(format!("{:?}", cache.get(1)), @"None");
+        cache.insert(
+            CallerKey::User(1),
+            user(),
+            before_the_change,
+            Instant::now(),
+        );
+        assert_eq!(cache.get(&CallerKey::User(1)), None);
+        insta::assert_snapshot!(format!("{:?}", cache.get(&CallerKey::User(1))), @"None");
     }
 }

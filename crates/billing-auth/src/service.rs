@@ -1,15 +1,19 @@
 //! Sign-in, refresh, revoke and bearer checks, on top of the users and refresh-token tables.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use billing_domain::roles::{ContractOwnerScope, Role};
 use billing_persistence::users::UserRow;
-use billing_persistence::{Database, DbConnection, PersistenceError, refresh_tokens, users};
+use billing_persistence::{
+    Database, DbConnection, PersistenceError, api_keys, refresh_tokens, users,
+};
 
+use crate::api_key;
 use crate::error::AuthError;
 use crate::password::{HashingPool, dummy_hash};
 use crate::principal::AuthenticatedUser;
-use crate::principal_cache::{KnownUser, PRINCIPAL_MAX_AGE, PrincipalCache};
+use crate::principal_cache::{CallerKey, KnownUser, PRINCIPAL_MAX_AGE, PrincipalCache};
 use crate::refresh_token;
 use crate::secret::Secret;
 use crate::throttle::{LoginThrottle, ThrottlePolicy};
@@ -45,7 +49,7 @@ pub struct AuthService {
     database: Database,
     tokens: AccessTokens,
     hashing: HashingPool,
-    throttle: LoginThrottle,
+    throttle: Arc<LoginThrottle>,
     principals: PrincipalCache,
     verified_tokens: VerifiedTokens,
     config: AuthConfig,
@@ -72,10 +76,10 @@ impl AuthService {
             config.access_token_lifetime.as_secs() as i64,
         );
         Self {
+            throttle: Arc::new(LoginThrottle::new(config.throttle, database.clone())),
             database,
             tokens,
             hashing: HashingPool::new(config.hashing_threads, config.hashing_queue),
-            throttle: LoginThrottle::new(config.throttle),
             principals: PrincipalCache::new(PRINCIPAL_MAX_AGE),
             verified_tokens: VerifiedTokens::new(VERIFIED_TOKENS_KEPT),
             config,
@@ -100,12 +104,15 @@ impl AuthService {
         {
             return Err(AuthError::BrandMismatch);
         }
-        // The slot is taken before anything is checked, so simultaneous attempts cannot all
-        // pass the limit; it counts as a failure unless the attempt succeeds.
-        let slot = self
-            .throttle
-            .reserve(username, client_address, Instant::now())
-            .map_err(|retry_after| AuthError::TooManyAttempts { retry_after })?;
+        // The slot is taken before anything is checked, so simultaneous attempts (on any
+        // instance) cannot all pass the limit; it counts as a failure unless the attempt
+        // succeeds.
+        let throttle = self.throttle.clone();
+        let (name, address) = (username.to_owned(), client_address.to_owned());
+        let slot =
+            blocking(move || Ok(throttle.reserve(&name, &address, billing_persistence::now())?))
+                .await?
+                .map_err(|retry_after| AuthError::TooManyAttempts { retry_after })?;
         let user = match self.verify(username, password).await {
             Ok(Some(user)) => user,
             Ok(None) => {
@@ -113,11 +120,11 @@ impl AuthService {
                 return Err(AuthError::InvalidCredentials);
             }
             Err(error) => {
-                self.throttle.abandoned(slot);
+                self.settle_slot(slot, false).await;
                 return Err(error);
             }
         };
-        self.throttle.succeeded(slot);
+        self.settle_slot(slot, true).await;
         let database = self.database.clone();
         let lifetime = self.config.refresh_token_lifetime;
         let (refresh, user) = blocking(move || {
@@ -130,6 +137,25 @@ impl AuthService {
         })
         .await?;
         self.pair(&user, refresh)
+    }
+
+    /// Gives a reservation's slots back: all of them when no password was verified, the
+    /// username's count and the address's slot after a success. A failure here is logged, not
+    /// answered: the sign-in itself was decided.
+    async fn settle_slot(&self, slot: crate::throttle::Reservation, succeeded: bool) {
+        let throttle = self.throttle.clone();
+        let settled = blocking(move || {
+            if succeeded {
+                throttle.succeeded(slot)?;
+            } else {
+                throttle.abandoned(slot)?;
+            }
+            Ok(())
+        })
+        .await;
+        if let Err(error) = settled {
+            tracing::warn!(%error, "could not settle a sign-in attempt's throttle slots");
+        }
     }
 
     /// The active user `username` if `password` is theirs. Unknown user, wrong password and
@@ -218,11 +244,10 @@ impl AuthService {
             Bearer::Known(user) => Ok(user),
             Bearer::Unread(unread) => {
                 let database = self.database.clone();
-                let user = blocking(move || {
-                    Ok(database.read(|c| users::find_with_contract_owners(c, unread.user_id))?)
-                })
-                .await?;
-                self.settle(&unread, user)
+                let caller = unread.caller.clone();
+                let known =
+                    blocking(move || Ok(database.read(|c| load_caller(c, &caller))?)).await?;
+                self.settle(&unread, known)
             }
         }
     }
@@ -230,7 +255,27 @@ impl AuthService {
     /// Checks a bearer token without any trip to the database: the caller as memory knows
     /// them, or what to read ([`AuthService::read_caller`]) on the connection the request's own
     /// work runs on, so a request makes one trip to the blocking pool, not two.
+    ///
+    /// An API key (`bk_…`, [`api_key`]) is found by its hash: in memory when read less than a
+    /// second ago, else in the database with its user.
     pub fn check_bearer(&self, token: &str) -> Result<Bearer, AuthError> {
+        let caller = if api_key::is_api_key(token) {
+            CallerKey::ApiKey(api_key::hash(token).into())
+        } else {
+            CallerKey::User(self.token_user(token)?)
+        };
+        match self.principals.get(&caller) {
+            Some(known) => known_user(known).map(Bearer::Known),
+            None => Ok(Bearer::Unread(UnreadCaller {
+                caller,
+                generation: self.principals.generation(),
+                started: Instant::now(),
+            })),
+        }
+    }
+
+    /// The user an access token names, once its signature and claims hold.
+    fn token_user(&self, token: &str) -> Result<i64, AuthError> {
         let now = unix_seconds();
         let verified = match self.verified_tokens.get(token) {
             Some(verified) => verified,
@@ -240,15 +285,7 @@ impl AuthService {
                 verified
             }
         };
-        let user_id = verified.user_at(now)?;
-        match self.principals.get(user_id) {
-            Some(known) => known_user(known).map(Bearer::Known),
-            None => Ok(Bearer::Unread(UnreadCaller {
-                user_id,
-                generation: self.principals.generation(),
-                started: Instant::now(),
-            })),
-        }
+        verified.user_at(now)
     }
 
     /// Reads the caller [`AuthService::check_bearer`] did not find in memory, on `connection`,
@@ -258,28 +295,23 @@ impl AuthService {
         connection: &mut DbConnection,
         unread: &UnreadCaller,
     ) -> Result<AuthenticatedUser, AuthError> {
-        let user = users::find_with_contract_owners(connection, unread.user_id)?;
-        self.settle(unread, user)
+        let known = load_caller(connection, &unread.caller)?;
+        self.settle(unread, known)
     }
 
     fn settle(
         &self,
         unread: &UnreadCaller,
-        user: Option<(UserRow, Vec<i64>)>,
+        known: KnownUser,
     ) -> Result<AuthenticatedUser, AuthError> {
-        let known = match user {
-            Some((user, contract_owner_ids)) if user.active => {
-                KnownUser::Active(principal_of(&user, &contract_owner_ids))
-            }
-            Some(_) => KnownUser::Inactive,
-            None => KnownUser::Missing,
-        };
-        self.principals.insert(
-            unread.user_id,
-            known.clone(),
-            unread.generation,
-            unread.started,
-        );
+        if known != KnownUser::UnknownKey {
+            self.principals.insert(
+                unread.caller.clone(),
+                known.clone(),
+                unread.generation,
+                unread.started,
+            );
+        }
         known_user(known)
     }
 
@@ -310,11 +342,16 @@ pub enum Bearer {
 }
 
 impl Bearer {
-    /// The user the token names.
-    pub fn user_id(&self) -> i64 {
+    /// The user the credential names, when it names one before the database is read (an
+    /// API key's user is known once the key is).
+    pub fn user_id(&self) -> Option<i64> {
         match self {
-            Bearer::Known(user) => user.id,
-            Bearer::Unread(unread) => unread.user_id,
+            Bearer::Known(user) => Some(user.id),
+            Bearer::Unread(UnreadCaller {
+                caller: CallerKey::User(id),
+                ..
+            }) => Some(*id),
+            Bearer::Unread(_) => None,
         }
     }
 }
@@ -323,7 +360,7 @@ impl Bearer {
 /// generation before the read, so that a read racing a change to users is not kept.
 #[derive(Debug, Clone)]
 pub struct UnreadCaller {
-    user_id: i64,
+    caller: CallerKey,
     generation: u64,
     started: Instant,
 }
@@ -333,6 +370,52 @@ fn known_user(known: KnownUser) -> Result<AuthenticatedUser, AuthError> {
         KnownUser::Active(user) => Ok(user),
         KnownUser::Inactive => Err(AuthError::InvalidToken("the user account is inactive")),
         KnownUser::Missing => Err(AuthError::InvalidToken("the user account no longer exists")),
+        KnownUser::UnknownKey => Err(AuthError::InvalidToken("the API key is unknown or revoked")),
+    }
+}
+
+/// How often a key's `last_used_at` is written at most: a busy key costs one write a minute.
+pub const API_KEY_USE_NOTED_EVERY: chrono::Duration = chrono::Duration::minutes(1);
+
+/// What the database says about a caller now. For an API key: its user, with the key's roles
+/// that the user still holds; its use is noted (at most once a minute, in a statement of its
+/// own: a failure there is logged, not answered).
+fn load_caller(
+    connection: &mut DbConnection,
+    caller: &CallerKey,
+) -> Result<KnownUser, PersistenceError> {
+    match caller {
+        CallerKey::User(id) => Ok(match users::find_with_contract_owners(connection, *id)? {
+            Some((user, contract_owner_ids)) if user.active => {
+                KnownUser::Active(principal_of(&user, &contract_owner_ids))
+            }
+            Some(_) => KnownUser::Inactive,
+            None => KnownUser::Missing,
+        }),
+        CallerKey::ApiKey(hash) => {
+            let Some((key, user, contract_owner_ids)) =
+                api_keys::find_for_caller(connection, hash)?
+            else {
+                return Ok(KnownUser::UnknownKey);
+            };
+            if !user.active {
+                return Ok(KnownUser::Inactive);
+            }
+            let now = billing_persistence::now();
+            let not_before = now - API_KEY_USE_NOTED_EVERY;
+            if key.last_used_at.is_none_or(|at| at < not_before)
+                && let Err(error) = api_keys::touch(connection, key.id, now, not_before)
+            {
+                tracing::warn!(%error, api_key_id = key.id, "could not note an API key's use");
+            }
+            let mut principal = principal_of(&user, &contract_owner_ids);
+            let key_roles = key.role_codes();
+            principal
+                .roles
+                .retain(|role| key_roles.iter().any(|code| code == role.code()));
+            principal.api_key_id = Some(key.id);
+            Ok(KnownUser::Active(principal))
+        }
     }
 }
 
@@ -377,5 +460,6 @@ pub fn principal_of(user: &UserRow, contract_owner_ids: &[i64]) -> Authenticated
             .filter_map(|code| Role::from_code(code))
             .collect(),
         contract_owners: ContractOwnerScope::from_ids(contract_owner_ids),
+        api_key_id: None,
     }
 }

@@ -5,10 +5,17 @@
 //! before the password is verified, and the slot counts as a failure unless the attempt
 //! succeeds. However many attempts arrive at once, at most `per_username` wrong passwords for
 //! one username (and `per_address` from one address) are verified per window.
+//!
+//! The slots live in the database (`billing_persistence::sign_in_attempts`), so every instance
+//! on it counts the same attempts: a guesser spread over several instances behind a load
+//! balancer meets one limit, not one per instance. Each step is one short transaction holding
+//! the keys' locks; none of them waits for a password hash.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use billing_persistence::{Database, PersistenceError, sign_in_attempts};
+use chrono::NaiveDateTime;
 
 #[derive(Debug, Clone, Copy)]
 pub struct ThrottlePolicy {
@@ -27,11 +34,12 @@ impl Default for ThrottlePolicy {
     }
 }
 
-/// Attempt times per key (failures, and attempts still being verified), kept in memory: each
-/// instance throttles on its own.
+/// The throttle of one instance over the slots every instance shares (see the module
+/// documentation). Its methods block on the database: call them off the async workers.
 pub struct LoginThrottle {
     policy: ThrottlePolicy,
-    attempts: Mutex<HashMap<String, VecDeque<Instant>>>,
+    database: Database,
+    reservations: AtomicU64,
 }
 
 /// A slot taken by a sign-in attempt under its username and its address. It counts as a
@@ -42,132 +50,120 @@ pub struct LoginThrottle {
 pub struct Reservation {
     username_key: String,
     address_key: String,
-    at: Instant,
+    username_slot: i64,
+    address_slot: i64,
 }
 
-const MAX_TRACKED_KEYS: usize = 100_000;
+/// Every this many reservations, an instance also removes the expired slots of every key.
+const PRUNE_EVERY: u64 = 64;
 
+/// A username's key holds the name's SHA-256, not the name: what people type as a username is
+/// sometimes their password, and it is stored here whether or not such a user exists (and a
+/// name with a NUL, which PostgreSQL text refuses, is stored like any other).
 fn username_key(username: &str) -> String {
-    format!("user:{username}")
+    format!("user:{}", crate::refresh_token::hash(username))
 }
 
 fn address_key(address: &str) -> String {
     format!("addr:{address}")
 }
 
-/// Removes one slot taken at `at` under `key` (slots taken at the same instant are alike).
-fn remove_slot(attempts: &mut HashMap<String, VecDeque<Instant>>, key: &str, at: Instant) {
-    if let Some(times) = attempts.get_mut(key) {
-        if let Some(position) = times.iter().position(|time| *time == at) {
-            times.remove(position);
-        }
-        if times.is_empty() {
-            attempts.remove(key);
-        }
-    }
-}
-
 impl LoginThrottle {
-    pub fn new(policy: ThrottlePolicy) -> Self {
+    pub fn new(policy: ThrottlePolicy, database: Database) -> Self {
         Self {
             policy,
-            attempts: Mutex::new(HashMap::new()),
+            database,
+            reservations: AtomicU64::new(0),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, VecDeque<Instant>>> {
-        self.attempts
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn window(&self) -> chrono::Duration {
+        chrono::Duration::from_std(self.policy.window).unwrap_or(chrono::Duration::minutes(15))
     }
 
-    /// `Err(wait)` when `key` already holds `limit` slots of the current window.
-    fn room(
+    /// `Some(wait)` when `key` already holds `limit` slots of the window ending at `now`.
+    fn full(
         &self,
-        attempts: &mut HashMap<String, VecDeque<Instant>>,
+        connection: &mut billing_persistence::DbConnection,
         key: &str,
         limit: usize,
-        now: Instant,
-    ) -> Result<(), Duration> {
-        let Some(times) = attempts.get_mut(key) else {
-            return Ok(());
-        };
-        while times
-            .front()
-            .is_some_and(|first| now.saturating_duration_since(*first) >= self.policy.window)
-        {
-            times.pop_front();
+        now: NaiveDateTime,
+    ) -> Result<Option<Duration>, PersistenceError> {
+        let (held, oldest) = sign_in_attempts::held_since(connection, key, now - self.window())?;
+        if held < limit as i64 {
+            return Ok(None);
         }
-        if times.len() < limit {
-            return Ok(());
-        }
-        let oldest = times.front().copied().unwrap_or(now);
-        Err(self
-            .policy
-            .window
-            .saturating_sub(now.saturating_duration_since(oldest))
-            .max(Duration::from_secs(1)))
+        let oldest = oldest.unwrap_or(now);
+        let left = (self.window() - (now - oldest))
+            .to_std()
+            .unwrap_or_default();
+        Ok(Some(left.max(Duration::from_secs(1))))
     }
 
-    /// Takes a slot for a sign-in attempt, or `Err(wait)` when the username or the address is
-    /// locked now. Checking and taking happen under one lock.
+    /// Takes a slot for a sign-in attempt at `now`, or `Ok(Err(wait))` when the username or
+    /// the address is locked now. Checking and taking happen in one transaction holding both
+    /// keys' locks.
     pub fn reserve(
         &self,
         username: &str,
         address: &str,
-        now: Instant,
-    ) -> Result<Reservation, Duration> {
-        let reservation = Reservation {
-            username_key: username_key(username),
-            address_key: address_key(address),
-            at: now,
-        };
-        let mut attempts = self.lock();
-        self.room(
-            &mut attempts,
-            &reservation.username_key,
-            self.policy.per_username,
-            now,
-        )?;
-        self.room(
-            &mut attempts,
-            &reservation.address_key,
-            self.policy.per_address,
-            now,
-        )?;
-        if attempts.len() >= MAX_TRACKED_KEYS {
-            let window = self.policy.window;
-            attempts.retain(|_, times| {
-                times
-                    .back()
-                    .is_some_and(|last| now.saturating_duration_since(*last) < window)
-            });
+        now: NaiveDateTime,
+    ) -> Result<Result<Reservation, Duration>, PersistenceError> {
+        let (username_key, address_key) = (username_key(username), address_key(address));
+        let keys = [username_key.as_str(), address_key.as_str()];
+        let taken = self.database.write(|c| {
+            sign_in_attempts::lock_keys(c, &keys)?;
+            sign_in_attempts::prune_keys(c, &keys, now - self.window())?;
+            if let Some(wait) = self.full(c, &username_key, self.policy.per_username, now)? {
+                return Ok(Err(wait));
+            }
+            if let Some(wait) = self.full(c, &address_key, self.policy.per_address, now)? {
+                return Ok(Err(wait));
+            }
+            let username_slot = sign_in_attempts::insert(c, &username_key, now)?;
+            let address_slot = sign_in_attempts::insert(c, &address_key, now)?;
+            Ok::<_, PersistenceError>(Ok((username_slot, address_slot)))
+        })?;
+        if self.reservations.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            // Keys nobody tries again: removed in a statement of its own, and only logged if
+            // it fails (another instance may be doing the same).
+            if let Err(error) = self
+                .database
+                .read(|c| sign_in_attempts::prune(c, now - self.window()))
+            {
+                tracing::warn!(%error, "could not remove expired sign-in attempts");
+            }
         }
-        for key in [&reservation.username_key, &reservation.address_key] {
-            attempts.entry(key.clone()).or_default().push_back(now);
-        }
-        Ok(reservation)
+        Ok(taken.map(|(username_slot, address_slot)| Reservation {
+            username_key,
+            address_key,
+            username_slot,
+            address_slot,
+        }))
     }
 
-    /// The attempt failed (wrong password, unknown or inactive user): its slot stays counted.
+    /// The attempt failed (wrong password, unknown or inactive user): its slots stay counted.
     pub fn failed(&self, reservation: Reservation) {
         drop(reservation);
     }
 
     /// The attempt succeeded: the username's count is cleared, and the address gets its slot
     /// back (a success is not a failure of that address).
-    pub fn succeeded(&self, reservation: Reservation) {
-        let mut attempts = self.lock();
-        attempts.remove(&reservation.username_key);
-        remove_slot(&mut attempts, &reservation.address_key, reservation.at);
+    pub fn succeeded(&self, reservation: Reservation) -> Result<(), PersistenceError> {
+        self.database.write(|c| {
+            sign_in_attempts::lock_keys(c, &[&reservation.username_key, &reservation.address_key])?;
+            sign_in_attempts::clear(c, &reservation.username_key)?;
+            sign_in_attempts::delete(c, &[reservation.address_slot])
+        })
     }
 
     /// No password was verified (the hashing pool was busy, storage failed): both slots are
     /// given back.
-    pub fn abandoned(&self, reservation: Reservation) {
-        let mut attempts = self.lock();
-        remove_slot(&mut attempts, &reservation.username_key, reservation.at);
-        remove_slot(&mut attempts, &reservation.address_key, reservation.at);
+    pub fn abandoned(&self, reservation: Reservation) -> Result<(), PersistenceError> {
+        self.database.write(|c| {
+            sign_in_attempts::lock_keys(c, &[&reservation.username_key, &reservation.address_key])?;
+            sign_in_attempts::delete(c, &[reservation.username_slot, reservation.address_slot])
+        })
     }
 }
 
@@ -175,79 +171,118 @@ impl LoginThrottle {
 mod tests {
     use super::*;
 
-    fn throttle(per_username: usize, per_address: usize) -> LoginThrottle {
-        LoginThrottle::new(ThrottlePolicy {
+    /// A throttle over a fresh SQLite database of its own (the PostgreSQL half is covered by
+    /// the integration tests, which run every sign-in on both backends).
+    fn throttle(per_username: usize, per_address: usize) -> (LoginThrottle, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!(
+            "billing_throttle_{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let database = Database::open(&billing_persistence::DatabaseConfig {
+            url: None,
+            data_dir: dir.clone(),
+            pool_size: 4,
+            connection_timeout: Duration::from_secs(30),
+        })
+        .expect("database");
+        let policy = ThrottlePolicy {
             window: Duration::from_secs(60),
             per_username,
             per_address,
-        })
+        };
+        (LoginThrottle::new(policy, database), dir)
+    }
+
+    fn at(seconds: i64) -> NaiveDateTime {
+        billing_persistence::now() + chrono::Duration::seconds(seconds)
+    }
+
+    fn reserve(
+        throttle: &LoginThrottle,
+        username: &str,
+        address: &str,
+        now: NaiveDateTime,
+    ) -> Result<Reservation, Duration> {
+        throttle.reserve(username, address, now).expect("storage")
     }
 
     #[test]
     fn locks_after_the_limit_and_unlocks_after_the_window() {
-        let throttle = throttle(3, 10);
-        let start = Instant::now();
+        let (throttle, dir) = throttle(3, 10);
+        let start = at(0);
         for _ in 0..3 {
-            let slot = throttle.reserve("alice", "10.0.0.1", start).expect("room");
+            let slot = reserve(&throttle, "alice", "10.0.0.1", start).expect("room");
             throttle.failed(slot);
         }
-        let wait = throttle
-            .reserve("alice", "10.0.0.2", start + Duration::from_secs(10))
-            .unwrap_err();
+        let wait = reserve(
+            &throttle,
+            "alice",
+            "10.0.0.2",
+            start + chrono::Duration::seconds(10),
+        )
+        .unwrap_err();
         assert_eq!(wait, Duration::from_secs(50));
         assert!(
-            throttle.reserve("bob", "10.0.0.1", start).is_ok(),
+            reserve(&throttle, "bob", "10.0.0.1", start).is_ok(),
             "another user from the same address"
         );
         assert!(
-            throttle
-                .reserve("alice", "10.0.0.1", start + Duration::from_secs(61))
-                .is_ok()
+            reserve(
+                &throttle,
+                "alice",
+                "10.0.0.1",
+                start + chrono::Duration::seconds(61)
+            )
+            .is_ok()
         );
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn an_attempt_in_progress_holds_its_slot() {
-        let throttle = throttle(1, 10);
-        let now = Instant::now();
-        let first = throttle.reserve("alice", "a", now).expect("room");
+        let (throttle, dir) = throttle(1, 10);
+        let now = at(0);
+        let first = reserve(&throttle, "alice", "a", now).expect("room");
         assert!(
-            throttle.reserve("alice", "b", now).is_err(),
+            reserve(&throttle, "alice", "b", now).is_err(),
             "the first attempt is not settled yet"
         );
         throttle.failed(first);
-        assert!(throttle.reserve("alice", "b", now).is_err());
+        assert!(reserve(&throttle, "alice", "b", now).is_err());
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn success_clears_the_username_and_returns_the_address_slot() {
-        let throttle = throttle(2, 2);
-        let now = Instant::now();
-        let wrong = throttle.reserve("alice", "a", now).expect("room");
+        let (throttle, dir) = throttle(2, 2);
+        let now = at(0);
+        let wrong = reserve(&throttle, "alice", "a", now).expect("room");
         throttle.failed(wrong);
-        let right = throttle.reserve("alice", "a", now).expect("room");
-        throttle.succeeded(right);
+        let right = reserve(&throttle, "alice", "a", now).expect("room");
+        throttle.succeeded(right).expect("storage");
         // alice is clear; the address holds only the one failure.
-        let slot = throttle.reserve("alice", "a", now).expect("room");
+        let slot = reserve(&throttle, "alice", "a", now).expect("room");
         throttle.failed(slot);
         assert!(
-            throttle.reserve("bob", "a", now).is_err(),
+            reserve(&throttle, "bob", "a", now).is_err(),
             "two failures from a"
         );
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn an_abandoned_attempt_gives_both_slots_back() {
-        let throttle = throttle(1, 1);
-        let now = Instant::now();
-        let slot = throttle.reserve("alice", "a", now).expect("room");
-        throttle.abandoned(slot);
-        assert!(throttle.reserve("alice", "a", now).is_ok());
+        let (throttle, dir) = throttle(1, 1);
+        let now = at(0);
+        let slot = reserve(&throttle, "alice", "a", now).expect("room");
+        throttle.abandoned(slot).expect("storage");
+        assert!(reserve(&throttle, "alice", "a", now).is_ok());
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn concurrent_attempts_never_exceed_the_limit() {
-        let throttle = throttle(5, 1000);
+        let (throttle, dir) = throttle(5, 1000);
         let barrier = std::sync::Barrier::new(20);
         let admitted = std::thread::scope(|scope| {
             let threads: Vec<_> = (0..20)
@@ -255,7 +290,7 @@ mod tests {
                     let (throttle, barrier) = (&throttle, &barrier);
                     scope.spawn(move || {
                         barrier.wait();
-                        match throttle.reserve("alice", "10.0.0.1", Instant::now()) {
+                        match reserve(throttle, "alice", "10.0.0.1", billing_persistence::now()) {
                             Ok(slot) => {
                                 // The password check takes a while; everyone else arrives.
                                 std::thread::sleep(Duration::from_millis(20));
@@ -273,5 +308,6 @@ mod tests {
                 .sum::<usize>()
         });
         assert_eq!(admitted, 5);
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -10,10 +10,12 @@ pub enum Permission {
     WriteCustomers,
     ManageUsers,
     ReadAudit,
+    /// Create, list and revoke one's own API keys (every role).
+    ManageOwnApiKeys,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 7] = [
+    pub const ALL: [Permission; 8] = [
         Permission::ReadReferenceData,
         Permission::WriteReferenceData,
         Permission::ManageReferenceDataSources,
@@ -21,6 +23,7 @@ impl Permission {
         Permission::WriteCustomers,
         Permission::ManageUsers,
         Permission::ReadAudit,
+        Permission::ManageOwnApiKeys,
     ];
 
     pub fn code(self) -> &'static str {
@@ -32,6 +35,7 @@ impl Permission {
             Permission::WriteCustomers => "CUSTOMERS_WRITE",
             Permission::ManageUsers => "USERS_MANAGE",
             Permission::ReadAudit => "AUDIT_READ",
+            Permission::ManageOwnApiKeys => "API_KEYS_MANAGE_OWN",
         }
     }
 }
@@ -103,10 +107,21 @@ impl Role {
                 WriteReferenceData,
                 ReadCustomers,
                 WriteCustomers,
+                ManageOwnApiKeys,
             ],
-            Role::ReferenceDataManager => &[ReadReferenceData, WriteReferenceData, ReadCustomers],
-            Role::CustomerManager => &[ReadReferenceData, ReadCustomers, WriteCustomers],
-            Role::ReadOnly => &[ReadReferenceData, ReadCustomers],
+            Role::ReferenceDataManager => &[
+                ReadReferenceData,
+                WriteReferenceData,
+                ReadCustomers,
+                ManageOwnApiKeys,
+            ],
+            Role::CustomerManager => &[
+                ReadReferenceData,
+                ReadCustomers,
+                WriteCustomers,
+                ManageOwnApiKeys,
+            ],
+            Role::ReadOnly => &[ReadReferenceData, ReadCustomers, ManageOwnApiKeys],
         }
     }
 }
@@ -162,11 +177,11 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(matrix.join("\n"), @r"
-        ADMINISTRATOR: REFERENCE_DATA_READ REFERENCE_DATA_WRITE REFERENCE_DATA_SOURCES_MANAGE CUSTOMERS_READ CUSTOMERS_WRITE USERS_MANAGE AUDIT_READ
-        BILLING_MANAGER: REFERENCE_DATA_READ REFERENCE_DATA_WRITE CUSTOMERS_READ CUSTOMERS_WRITE
-        REFERENCE_DATA_MANAGER: REFERENCE_DATA_READ REFERENCE_DATA_WRITE CUSTOMERS_READ
-        CUSTOMER_MANAGER: REFERENCE_DATA_READ CUSTOMERS_READ CUSTOMERS_WRITE
-        READ_ONLY: REFERENCE_DATA_READ CUSTOMERS_READ
+        ADMINISTRATOR: REFERENCE_DATA_READ REFERENCE_DATA_WRITE REFERENCE_DATA_SOURCES_MANAGE CUSTOMERS_READ CUSTOMERS_WRITE USERS_MANAGE AUDIT_READ API_KEYS_MANAGE_OWN
+        BILLING_MANAGER: REFERENCE_DATA_READ REFERENCE_DATA_WRITE CUSTOMERS_READ CUSTOMERS_WRITE API_KEYS_MANAGE_OWN
+        REFERENCE_DATA_MANAGER: REFERENCE_DATA_READ REFERENCE_DATA_WRITE CUSTOMERS_READ API_KEYS_MANAGE_OWN
+        CUSTOMER_MANAGER: REFERENCE_DATA_READ CUSTOMERS_READ CUSTOMERS_WRITE API_KEYS_MANAGE_OWN
+        READ_ONLY: REFERENCE_DATA_READ CUSTOMERS_READ API_KEYS_MANAGE_OWN
         ");
     }
 

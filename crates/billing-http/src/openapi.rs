@@ -72,7 +72,7 @@ pub fn plural(noun: &str) -> String {
 
 /// `a` or `an` and the noun.
 pub fn with_article(noun: &str) -> String {
-    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) {
         "an"
     } else {
         "a"
@@ -1007,7 +1007,8 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
         "components": {
             "schemas": schemas,
             "responses": error_response_components(),
-            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT" } }
+            "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT or API key",
+                "description": "An access token (JWT) from /v1/authenticate, or an API key (bk_…) from /v1/api-keys." } }
         }
     })
 }

@@ -21,6 +21,7 @@ fn administrator() -> AuthenticatedUser {
         username: "admin".into(),
         roles: vec![Role::Administrator],
         contract_owners: ContractOwnerScope::All,
+        api_key_id: None,
     }
 }
 

@@ -17,6 +17,7 @@ pub mod summaries;
 
 pub mod adhoc_bill_run_sites;
 pub mod adhoc_bill_runs;
+pub mod api_keys;
 pub mod audit_events;
 pub mod billing_cycles;
 pub mod call_classes;
@@ -43,6 +44,7 @@ pub mod rating_data;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod refresh_tokens;
+pub mod sign_in_attempts;
 pub mod site_addresses;
 pub mod site_assigned_custom_fields;
 pub mod site_contacts;

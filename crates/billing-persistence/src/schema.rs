@@ -492,3 +492,29 @@ diesel::table! {
         after_state -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    sign_in_attempts (id) {
+        id -> BigInt,
+        throttle_key -> Text,
+        attempted_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        name -> Text,
+        key_prefix -> Text,
+        key_hash -> Text,
+        roles -> Text,
+        created_date -> Timestamp,
+        last_used_at -> Nullable<Timestamp>,
+        version -> BigInt,
+    }
+}
+
+diesel::joinable!(api_keys -> users (user_id));
+diesel::allow_tables_to_appear_in_same_query!(api_keys, users);
+diesel::allow_tables_to_appear_in_same_query!(api_keys, user_contract_owners);

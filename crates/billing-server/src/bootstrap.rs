@@ -108,6 +108,7 @@ pub fn create_user(
         username: "billing".to_owned(),
         roles: vec![Role::Administrator],
         contract_owners: ContractOwnerScope::All,
+        api_key_id: None,
     };
     database.write(|c| {
         let user: User = Users::create(c, &service, input).map_err(invalid)?;

@@ -367,7 +367,7 @@ pub async fn create<R: Resource>(
                 // then finds its response below instead of racing it to the insert.
                 idempotency::serialize(c, caller.id, key)?;
                 if let Some(stored) = idempotency::replay(c, caller.id, key, &fingerprint)? {
-                    return Ok((stored, true));
+                    return Ok((stored, true, None));
                 }
             }
             let mut records = Vec::with_capacity(inputs.len());
@@ -399,6 +399,12 @@ pub async fn create<R: Resource>(
                 records.push(record);
                 shown.push(json);
             }
+            // Shown in this response only (an API key's secret): not stored for a replay.
+            let once = if many {
+                None
+            } else {
+                records.first().and_then(R::shown_once)
+            };
             let (body, location, etag) = if many {
                 (Value::Array(shown), None, None)
             } else {
@@ -418,12 +424,12 @@ pub async fn create<R: Resource>(
             if let Some(key) = key {
                 idempotency::remember(c, caller.id, key, fingerprint, &response)?;
             }
-            Ok::<_, ApiError>((response, false))
+            Ok::<_, ApiError>((response, false, once))
         })
     })
     .await??;
     committed::<R>(&state).await;
-    let (response, replayed) = stored;
+    let (response, replayed, once) = stored;
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::CREATED);
     let mut builder = HttpResponse::build(status);
     builder.content_type("application/json");
@@ -436,7 +442,16 @@ pub async fn create<R: Resource>(
     if replayed {
         builder.insert_header(("Idempotent-Replayed", "true"));
     }
-    Ok(builder.body(response.body))
+    let body = match once {
+        None => response.body,
+        Some((member, value)) => {
+            let mut shown: Value = serde_json::from_str(&response.body)
+                .map_err(|e| ApiError::internal(format!("cannot read a response back: {e}")))?;
+            shown[member] = Value::String(value);
+            shown.to_string()
+        }
+    };
+    Ok(builder.body(body))
 }
 
 /// What every write on one record starts with: the permission, who writes, no query

@@ -52,7 +52,9 @@ impl FromRequest for ReadCaller {
                 .ok_or_else(|| ApiError::internal("application state missing"))
                 .and_then(|state| {
                     let bearer = state.auth.check_bearer(bearer_token(request)?)?;
-                    crate::request_context::set_user_id(bearer.user_id());
+                    if let Some(user_id) = bearer.user_id() {
+                        crate::request_context::set_user_id(user_id);
+                    }
                     Ok(ReadCaller(bearer))
                 }),
         )

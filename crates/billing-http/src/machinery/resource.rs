@@ -502,6 +502,14 @@ pub trait Resource: Sized + 'static {
         let _ = state;
     }
 
+    /// A member shown once, in the response to the create that made `record` (an API key's
+    /// secret): added to that response only, never to the audit trail, the stored response an
+    /// `Idempotency-Key` replays, or any later read. None by default.
+    fn shown_once(record: &Self::Record) -> Option<(&'static str, String)> {
+        let _ = record;
+        None
+    }
+
     fn create(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,

@@ -3,6 +3,7 @@
 
 pub mod adhoc_bill_run_sites;
 pub mod adhoc_bill_runs;
+pub mod api_keys;
 pub mod audit_events;
 pub mod billing_cycles;
 pub mod call_classes;
@@ -57,6 +58,7 @@ macro_rules! resources {
 resources!(
     users::Users,
     user_roles::UserRoles,
+    api_keys::ApiKeys,
     countries::Countries,
     currencies::Currencies,
     locales::Locales,

@@ -5,6 +5,7 @@
 #[macro_use]
 mod support;
 
+mod api_keys;
 mod audit_events;
 mod authentication;
 mod charge_groups;
@@ -20,5 +21,6 @@ mod rating_lookups;
 mod reference_data_import;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;
+mod scale_out;
 mod sites;
 mod users;

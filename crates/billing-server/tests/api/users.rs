@@ -131,7 +131,8 @@ api_test! {
           "permissions": [
             "REFERENCE_DATA_READ",
             "REFERENCE_DATA_WRITE",
-            "CUSTOMERS_READ"
+            "CUSTOMERS_READ",
+            "API_KEYS_MANAGE_OWN"
           ]
         }
         "#);
