@@ -104,10 +104,10 @@ api_test! {
               "roles": [
                 "ADMINISTRATOR"
               ],
-              "contractOwnerIds": [],
               "createdDate": "[time]",
               "updatedDate": "[time]",
-              "lastLoginDate": null
+              "lastLoginDate": null,
+              "contractOwnerIds": []
             },
             "requestId": "first-start"
           }
