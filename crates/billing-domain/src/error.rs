@@ -25,6 +25,15 @@ pub struct ValidationErrors {
 }
 
 impl ValidationErrors {
+    /// The messages alone, joined by `; ` (for a kind's rule, whose caller names the field).
+    pub fn messages(self) -> String {
+        self.errors
+            .into_iter()
+            .map(|error| error.message)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     pub fn single(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             errors: vec![FieldError::new(field, message)],

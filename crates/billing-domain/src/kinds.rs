@@ -34,14 +34,7 @@ pub trait CodeSet: 'static {
 }
 
 fn message(result: Result<(), crate::ValidationErrors>) -> Result<(), String> {
-    result.map_err(|errors| {
-        errors
-            .errors
-            .into_iter()
-            .map(|error| error.message)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    result.map_err(crate::ValidationErrors::messages)
 }
 
 /// Free text of `MIN..=MAX` characters from the service's character set.

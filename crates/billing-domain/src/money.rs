@@ -36,14 +36,7 @@ pub fn to_scaled_integer(
 pub fn parse_decimal(text: &str, scale: u32) -> Result<i64, String> {
     use std::str::FromStr;
     let value = BigDecimal::from_str(text).map_err(|_| "must be a number".to_owned())?;
-    to_scaled_integer("", &value, i64::from(scale)).map_err(|errors| {
-        errors
-            .errors
-            .into_iter()
-            .map(|error| error.message)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    to_scaled_integer("", &value, i64::from(scale)).map_err(ValidationErrors::messages)
 }
 
 /// `units` of `10^-scale` as the shortest exact decimal text (`1050`, 2 → `10.5`).

@@ -89,17 +89,6 @@ pub fn parse_roles(field: &str, codes: &[String]) -> Result<Vec<Role>, Validatio
     Ok(roles)
 }
 
-fn kind_message(result: Result<(), ValidationErrors>) -> Result<(), String> {
-    result.map_err(|errors| {
-        errors
-            .errors
-            .into_iter()
-            .map(|error| error.message)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
-}
-
 /// A username (kind): 1..100 letters, digits and `._@-`.
 pub struct Username;
 
@@ -107,7 +96,7 @@ impl crate::kinds::Kind for Username {
     type Value = String;
 
     fn check(value: &String) -> Result<(), String> {
-        kind_message(check_username("", value))
+        check_username("", value).map_err(ValidationErrors::messages)
     }
 }
 
@@ -154,7 +143,9 @@ impl crate::kinds::Kind for RoleCodes {
     type Value = String;
 
     fn check(value: &String) -> Result<(), String> {
-        kind_message(parse_roles("", &Self::split(value)).map(drop))
+        parse_roles("", &Self::split(value))
+            .map(drop)
+            .map_err(ValidationErrors::messages)
     }
 }
 

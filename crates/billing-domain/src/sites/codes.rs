@@ -68,14 +68,7 @@ impl CodeSet for PaymentMethod {
 }
 
 fn message(result: Result<(), ValidationErrors>) -> Result<(), String> {
-    result.map_err(|errors| {
-        errors
-            .errors
-            .into_iter()
-            .map(|error| error.message)
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    result.map_err(ValidationErrors::messages)
 }
 
 /// A postcode (2.6): 0..20 characters of letters, digits, whitespace and `@ . - + _`.

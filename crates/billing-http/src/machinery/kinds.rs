@@ -270,14 +270,8 @@ impl ApiKind for Password {
     }
 
     fn check_input(input: &PasswordInput) -> Result<(), String> {
-        billing_domain::users::check_password("", input.secret.expose()).map_err(|errors| {
-            errors
-                .errors
-                .into_iter()
-                .map(|error| error.message)
-                .collect::<Vec<_>>()
-                .join("; ")
-        })
+        billing_domain::users::check_password("", input.secret.expose())
+            .map_err(billing_domain::ValidationErrors::messages)
     }
 }
 
@@ -308,14 +302,7 @@ impl ApiKind for RoleCodes {
     fn check_input(input: &Vec<String>) -> Result<(), String> {
         billing_domain::users::parse_roles("", input)
             .map(drop)
-            .map_err(|errors| {
-                errors
-                    .errors
-                    .into_iter()
-                    .map(|error| error.message)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })
+            .map_err(billing_domain::ValidationErrors::messages)
     }
 }
 

@@ -4,9 +4,8 @@
 use billing_auth::AuthenticatedUser;
 use billing_persistence::DbConnection;
 
-use crate::live_rating::{LiveRating, record_change};
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, Resource, still_referenced};
+use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct ReferenceDataSources;
 
@@ -37,26 +36,6 @@ impl Hooks for ReferenceDataSources {
         Ok(())
     }
 
-    /// Lookups show the source's name: rating follows its changes.
-    fn written(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        before: Option<&Record>,
-        record: &Record,
-        _: &Options,
-    ) -> ApiResult<()> {
-        record_change(connection, Self::PATH, record.id, before, Some(record))
-    }
-
-    fn deleted(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        record: &Record,
-    ) -> ApiResult<()> {
-        record_change(connection, Self::PATH, record.id, Some(record), None)
-    }
-
-    fn after_commit(state: &crate::state::AppState) {
-        LiveRating::after_commit(state)
-    }
+    // Lookups show the source's name: rating follows its changes.
+    crate::rating_change_hooks!();
 }
