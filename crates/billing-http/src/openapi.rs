@@ -272,7 +272,16 @@ fn reference_schema(fields: &[Field]) -> Value {
                 schema["example"] = example;
             }
             properties.insert(key.name.to_owned(), schema);
-            json!({ "type": "object", "properties": properties, "required": [key.name] })
+            // The record's other members may be sent back as read: any value, ignored. A name
+            // the record does not have is refused (`members::check_object`).
+            for other in fields.iter().filter(|field| field.name != key.name) {
+                properties.insert(
+                    other.name.to_owned(),
+                    json!({ "description": format!("Ignored on input: {}", other.description) }),
+                );
+            }
+            json!({ "type": "object", "properties": properties, "required": [key.name],
+                "additionalProperties": false })
         }
         None => object_schema(fields, true),
     }
