@@ -13,21 +13,39 @@
 //!   `TEST_DATABASE_URL` is set) seeded with charge groups, then driven by `wrk` (`bench_http`).
 //! - `check-rating`: rates those 10 million rows with the engine and with the prefix-map
 //!   reference (`billing rate --reference`) and fails unless the outputs are identical.
+//! - `fuzz [--debug]`: schemathesis (installed into `target/venv`) against the server on
+//!   SQLite and PostgreSQL: every operation, every check, a fixed seed, `FUZZ_MAX_EXAMPLES`
+//!   examples (`fuzz`).
+//! - `auth-matrix [--debug]`: every operation with every kind of wrong caller: 401, 403,
+//!   never 2xx, never 5xx (`auth_matrix`).
+//! - `crash [--debug]`: SIGKILL during concurrent writes, restart, every acknowledged write
+//!   there and the database sound (`crash`).
+//!
+//! The last three run the release binary, or `target/debug/billing` with `--debug` (or
+//! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
 
+mod auth_matrix;
 mod bench_http;
+mod crash;
+mod fuzz;
+mod hostile;
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <ci|lint|deps|openapi|bench [http]|check-rating>";
+const USAGE: &str = "usage: cargo xtask <ci|lint|deps|openapi|bench [http]|check-rating|\
+                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let task = args.next().unwrap_or_default();
-    let subtask = args.next();
-    let result = match (task.as_str(), subtask.as_deref()) {
+    let rest: Vec<String> = args.collect();
+    let result = match (task.as_str(), rest.first().map(String::as_str)) {
+        ("fuzz", _) => fuzz::run(&rest),
+        ("auth-matrix", _) => auth_matrix::run(&rest),
+        ("crash", _) => crash::run(&rest),
         ("bench", None) => bench(),
-        ("bench", Some("http")) => bench_http::run(),
-        (_, Some(extra)) => Err(format!("unexpected argument {extra:?}\n{USAGE}")),
+        ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
+        (_, Some(_)) => Err(format!("unexpected arguments {rest:?}\n{USAGE}")),
         (task, None) => run_task(task),
     };
     match result {
@@ -51,12 +69,12 @@ fn run_task(task: &str) -> Result<(), String> {
     }
 }
 
-fn cargo(args: &[&str]) -> Result<(), String> {
+pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
     run(env!("CARGO"), "cargo", args)
 }
 
 /// Runs `program` (shown as `name`) with `args`, echoing the command; an error unless it succeeds.
-fn run(program: &str, name: &str, args: &[&str]) -> Result<(), String> {
+pub(crate) fn run(program: &str, name: &str, args: &[&str]) -> Result<(), String> {
     eprintln!("$ {name} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)

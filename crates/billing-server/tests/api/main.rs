@@ -13,6 +13,7 @@ mod contract_owners;
 mod conventions;
 mod currencies_and_locales;
 mod customers;
+mod fuzzing_findings;
 mod operations;
 mod rated_records;
 mod rating_lookups;
