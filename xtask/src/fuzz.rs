@@ -23,8 +23,13 @@ const DEFAULT_MAX_EXAMPLES: u64 = 100;
 const DEFAULT_SEED: u64 = 20_261_123;
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    run_with_default(args, DEFAULT_MAX_EXAMPLES)
+}
+
+/// As [`run`], with `default_examples` when `FUZZ_MAX_EXAMPLES` is unset.
+pub fn run_with_default(args: &[String], default_examples: u64) -> Result<(), String> {
     let common = Common::parse(args, crate::USAGE)?;
-    let max_examples = hostile::env_number("FUZZ_MAX_EXAMPLES", DEFAULT_MAX_EXAMPLES)?;
+    let max_examples = hostile::env_number("FUZZ_MAX_EXAMPLES", default_examples)?;
     let seed = hostile::env_number("FUZZ_SEED", DEFAULT_SEED)?;
     let schemathesis = ensure_schemathesis()?;
     let binary = common.binary()?;
@@ -120,7 +125,9 @@ fn fuzz_backend(
         seed.to_string(),
         "--max-examples".into(),
         max_examples.to_string(),
-        "--generation-deterministic".into(),
+        // No example database: the same seed gives the same requests on every machine.
+        "--generation-database".into(),
+        "none".into(),
         "--workers".into(),
         "1".into(),
         "--request-timeout".into(),

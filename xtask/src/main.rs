@@ -1,6 +1,7 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
-//! - `ci`: everything CI checks: `lint`, then `cargo test --workspace`.
+//! - `ci`: everything CI checks: `lint`, `cargo test --workspace`, then `auth-matrix` and
+//!   `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
 //! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
 //!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
@@ -32,6 +33,10 @@ mod hostile;
 
 use std::process::{Command, ExitCode};
 
+/// The examples per operation `ci` gives `fuzz` unless `FUZZ_MAX_EXAMPLES` says otherwise
+/// (as `.ci/run` does): enough to reach every operation, small enough for CI's 30 minutes.
+const CI_FUZZ_EXAMPLES: u64 = 10;
+
 const USAGE: &str = "usage: cargo xtask <ci|lint|deps|openapi|bench [http]|check-rating|\
                      fuzz [--debug]|auth-matrix [--debug]|crash [--debug]>";
 
@@ -60,7 +65,13 @@ fn main() -> ExitCode {
 /// The tasks that take no argument.
 fn run_task(task: &str) -> Result<(), String> {
     match task {
-        "ci" => lint().and_then(|()| cargo(&["test", "--workspace"])),
+        "ci" => {
+            lint()?;
+            cargo(&["test", "--workspace"])?;
+            let debug = ["--debug".to_owned()];
+            auth_matrix::run(&debug)?;
+            fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
+        }
         "lint" => lint(),
         "deps" => check_dependency_direction(),
         "openapi" => openapi(),
