@@ -1,7 +1,7 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
-//! - `ci`: everything CI checks: `lint`, `cargo test --workspace`, then `auth-matrix` and
-//!   `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
+//! - `ci`: everything CI checks: `lint`, `cargo test --workspace`, then `auth-matrix`, `crash`
+//!   and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
 //! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
 //!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
@@ -70,6 +70,7 @@ fn run_task(task: &str) -> Result<(), String> {
             cargo(&["test", "--workspace"])?;
             let debug = ["--debug".to_owned()];
             auth_matrix::run(&debug)?;
+            crash::run(&debug)?;
             fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
         }
         "lint" => lint(),
