@@ -304,9 +304,14 @@ impl Minter {
         let hs512 = self.sign(Algorithm::HS512, key, &fresh)?;
         let encode = |v: &Value| URL_SAFE_NO_PAD.encode(v.to_string().as_bytes());
         let payload = encode(&fresh);
-        let alg_none = format!("{}.{payload}.", encode(&json!({"alg": "none", "typ": "JWT"})));
-        let alg_none_upper =
-            format!("{}.{payload}.", encode(&json!({"alg": "NONE", "typ": "JWT"})));
+        let alg_none = format!(
+            "{}.{payload}.",
+            encode(&json!({"alg": "none", "typ": "JWT"}))
+        );
+        let alg_none_upper = format!(
+            "{}.{payload}.",
+            encode(&json!({"alg": "NONE", "typ": "JWT"}))
+        );
         // The admin's real token with its signature's last characters changed.
         let mut tampered = valid_admin.to_owned();
         let cut = tampered.len().saturating_sub(4);
@@ -358,7 +363,10 @@ impl Minter {
             ("not valid yet".into(), bearer(&not_yet)),
             ("signed with another key".into(), bearer(&other_key)),
             ("tampered signature".into(), bearer(&tampered)),
-            ("payload swapped under a real signature".into(), bearer(&swapped)),
+            (
+                "payload swapped under a real signature".into(),
+                bearer(&swapped),
+            ),
             ("alg none".into(), bearer(&alg_none)),
             ("alg NONE".into(), bearer(&alg_none_upper)),
             ("HS384 with the server key".into(), bearer(&hs384)),
@@ -408,7 +416,7 @@ fn admin_json(
     let authorization = format!("Bearer {token}");
     let body = (!body.is_null()).then_some((media, text.as_str()));
     let response = send(client, method, path, Some(&authorization), body)?
-    .expect_status(status, &format!("{method} {path}"))?;
+        .expect_status(status, &format!("{method} {path}"))?;
     serde_json::from_str(&response.body).map_err(|e| format!("{method} {path}: {e}"))
 }
 
@@ -757,8 +765,7 @@ fn scope_checks(
                 Some(record.to_string())
             }
             "PATCH" => Some(
-                json!([{"op": "replace", "path": "/startDate", "value": "2026-01-02"}])
-                    .to_string(),
+                json!([{"op": "replace", "path": "/startDate", "value": "2026-01-02"}]).to_string(),
             ),
             _ => None,
         };
@@ -813,9 +820,10 @@ fn scope_checks(
         );
     }
     // Bulk updates of B's records, where a collection takes them.
-    for op in operations.iter().filter(|op| {
-        !op.is_item() && op.method == "PATCH" && SCOPED.contains(&op.resource())
-    }) {
+    for op in operations
+        .iter()
+        .filter(|op| !op.is_item() && op.method == "PATCH" && SCOPED.contains(&op.resource()))
+    {
         let Some(&id) = fixtures.of_b.get(op.resource()) else {
             continue;
         };
@@ -828,7 +836,10 @@ fn scope_checks(
             Some(("application/json", &text)),
         );
         report.expect(
-            &format!("PATCH {} of contract owner B's record as a user of A", op.template),
+            &format!(
+                "PATCH {} of contract owner B's record as a user of A",
+                op.template
+            ),
             response,
             403,
         );
@@ -903,7 +914,10 @@ mod tests {
             find("GET /v1/things").permission.as_deref(),
             Some("THINGS_READ")
         );
-        assert_eq!(find("GET /v1/things").path(3), "/v1/things?page=1&pageSize=10");
+        assert_eq!(
+            find("GET /v1/things").path(3),
+            "/v1/things?page=1&pageSize=10"
+        );
         assert_eq!(
             find("GET /v1/things/{id}").permission.as_deref(),
             Some("THINGS_READ")

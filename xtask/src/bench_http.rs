@@ -397,8 +397,7 @@ pub(crate) fn fresh_temp_dir() -> Result<PathBuf, String> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let dir =
-        std::env::temp_dir().join(format!("billing-xtask-{}-{nanos}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("billing-xtask-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(dir)
 }

@@ -221,7 +221,7 @@ fn write_until_refused(
             );
         }
         // Every other record is renamed once: a patch acknowledged must survive too.
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             let renamed = format!("{name} renamed");
             if let Ok(mut l) = ledger.lock()
                 && let Some(known) = l.groups.get_mut(&id)
@@ -229,17 +229,15 @@ fn write_until_refused(
                 known.in_flight = Some(renamed.clone());
             }
             let patch = format!(r#"[{{"op":"replace","path":"/name","value":"{renamed}"}}]"#);
-            let patched = client
-                .send_raw(
-                    "PATCH",
-                    &format!("/v1/charge-groups/{id}"),
-                    &[
-                        ("Authorization", &format!("Bearer {token}")),
-                        ("Content-Type", "application/json-patch+json"),
-                    ],
-                    Some(&patch),
-                )
-                ;
+            let patched = client.send_raw(
+                "PATCH",
+                &format!("/v1/charge-groups/{id}"),
+                &[
+                    ("Authorization", &format!("Bearer {token}")),
+                    ("Content-Type", "application/json-patch+json"),
+                ],
+                Some(&patch),
+            );
             match patched {
                 Ok(response) if response.status == 200 => {}
                 // Refused: the old name stays; nothing is in flight.
@@ -281,11 +279,14 @@ fn verify(
     for (id, known) in ledger.groups.iter_mut() {
         let response = client.send("GET", &format!("/v1/charge-groups/{id}"), Some(token), None)?;
         if response.status != 200 {
-            missing.push(format!("{id} ({}): {}", known.acknowledged, response.status));
+            missing.push(format!(
+                "{id} ({}): {}",
+                known.acknowledged, response.status
+            ));
             continue;
         }
-        let name = crate::bench_http::json_string_member(&response.body, "name")
-            .unwrap_or_default();
+        let name =
+            crate::bench_http::json_string_member(&response.body, "name").unwrap_or_default();
         if name == known.acknowledged {
             known.in_flight = None;
         } else if known.in_flight.as_deref() == Some(name.as_str()) {

@@ -33,8 +33,7 @@ fn documented_object<'a>(
 ) -> &'a Value {
     let mut schema = resolve(
         document,
-        &document["paths"][path][method]["responses"][status]["content"]["application/json"]
-            ["schema"],
+        &document["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"],
     );
     if let Some(variants) = schema["oneOf"].as_array() {
         let wanted = if value.is_array() { "array" } else { "object" };
@@ -42,7 +41,8 @@ fn documented_object<'a>(
             .iter()
             .map(|variant| resolve(document, variant))
             .find(|variant| {
-                variant["type"] == wanted || (wanted == "object" && variant.get("properties").is_some())
+                variant["type"] == wanted
+                    || (wanted == "object" && variant.get("properties").is_some())
             })
             .unwrap_or_else(|| panic!("{method} {path}: no {wanted} variant in {schema}"));
     }
@@ -64,7 +64,10 @@ fn assert_matches(schema: &Value, record: &Value, what: &str) {
     }
     for required in schema["required"].as_array().into_iter().flatten() {
         let name = required.as_str().expect("a name");
-        assert!(record.get(name).is_some(), "{what}: required `{name}` is missing");
+        assert!(
+            record.get(name).is_some(),
+            "{what}: required `{name}` is missing"
+        );
     }
 }
 
