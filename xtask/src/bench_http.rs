@@ -1301,6 +1301,17 @@ Transfer/sec:      2.68MB
     }
 
     #[test]
+    fn a_head_answer_has_no_body_whatever_its_length_says() {
+        let mut wire =
+            &b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nETag: \"1\"\r\n\r\nHTTP/1.1 404 Not Found\r\n\r\n"[..];
+        let (first, _) = read_response_to(&mut wire, true).unwrap().unwrap();
+        assert_eq!((first.status, first.body.as_str()), (200, ""));
+        assert_eq!(first.header("etag"), Some("\"1\""));
+        let (second, _) = read_response_to(&mut wire, true).unwrap().unwrap();
+        assert_eq!(second.status, 404);
+    }
+
+    #[test]
     fn refuses_a_response_without_content_length() {
         let mut wire = &b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"[..];
         assert!(read_response(&mut wire).is_err());
