@@ -5,7 +5,8 @@
 //! (default 100,000) through the API, then drives each scenario with `wrk` pinned to core 1 for
 //! `BENCH_SECONDS` (default 10) and prints a table. Seeding is done before any measurement.
 //!
-//! std only, like the rest of xtask: the seeding client is a small HTTP/1.1 keep-alive client.
+//! The seeding client is a small HTTP/1.1 keep-alive client on std; `fuzz`, `auth-matrix` and
+//! `crash` (`hostile`) start their servers and talk to them with the same code.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -22,6 +23,8 @@ const SEED_THREADS: usize = 4;
 const SEED_PROGRESS_EVERY: usize = 10_000;
 /// How long the server gets to answer `/health/ready` before the benchmark gives up.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client waits for a response before giving up on it.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `cargo xtask bench http`.
 pub fn run() -> Result<(), String> {
@@ -100,7 +103,7 @@ fn wrk_available() -> bool {
 }
 
 /// The workspace root: xtask's own directory's parent.
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
@@ -158,20 +161,26 @@ fn server_log_path(backend: &str) -> Result<PathBuf, String> {
 
 /// A database created for one run on the PostgreSQL server of `TEST_DATABASE_URL` and dropped
 /// (with `FORCE`, closing any connection left) when this is dropped, whatever happened.
-struct ScratchDatabase {
+pub(crate) struct ScratchDatabase {
     admin_url: String,
     name: String,
-    url: String,
+    pub url: String,
 }
 
 impl ScratchDatabase {
     fn create(admin_url: &str) -> Result<Self, String> {
-        let name = format!("bench_http_{}", std::process::id());
+        Self::create_with(admin_url, &format!("bench_http_{}", std::process::id()), "")
+    }
+
+    /// Creates database `name` (dropped first if left over), `options` added to the
+    /// `CREATE DATABASE`.
+    pub(crate) fn create_with(admin_url: &str, name: &str, options: &str) -> Result<Self, String> {
+        let name = name.to_owned();
         psql(
             admin_url,
             &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
         )?;
-        psql(admin_url, &format!("CREATE DATABASE {name}"))?;
+        psql(admin_url, &format!("CREATE DATABASE {name} {options}"))?;
         Ok(Self {
             url: database_url_with_name(admin_url, &name)?,
             admin_url: admin_url.to_owned(),
@@ -190,7 +199,7 @@ impl Drop for ScratchDatabase {
 }
 
 /// Runs one SQL command with `psql`, quietly; an error with psql's message unless it succeeds.
-fn psql(url: &str, sql: &str) -> Result<(), String> {
+pub(crate) fn psql(url: &str, sql: &str) -> Result<(), String> {
     let output = Command::new("psql")
         .args([
             url,
@@ -214,7 +223,7 @@ fn psql(url: &str, sql: &str) -> Result<(), String> {
 }
 
 /// `url` with its database (the path) replaced by `name`, keeping any `?query`.
-fn database_url_with_name(url: &str, name: &str) -> Result<String, String> {
+pub(crate) fn database_url_with_name(url: &str, name: &str) -> Result<String, String> {
     let authority_start = url
         .find("://")
         .map(|i| i + 3)
@@ -227,52 +236,108 @@ fn database_url_with_name(url: &str, name: &str) -> Result<String, String> {
     Ok(format!("{}/{name}{query}", &url[..authority_end]))
 }
 
-/// The release server, pinned to core 0, on a free port with a fresh data directory. Dropping
-/// it kills the process and removes the directory, so a failure midway leaves nothing running.
-/// Its output (warnings and errors only) goes to `log`, which is kept for a look afterwards.
-struct Server {
+/// How to start a server: which binary, pinned or not, on which database, with what settings.
+pub(crate) struct ServerOptions {
+    pub binary: PathBuf,
+    /// `taskset -c CORE` when set.
+    pub pin_to_core: Option<u32>,
+    pub workers: u32,
+    /// `None`: SQLite in the data directory.
+    pub database_url: Option<String>,
+    /// A directory to reuse (kept when the server is dropped); `None`: a fresh one, removed.
+    pub data_dir: Option<PathBuf>,
+    pub admin_password: String,
+    /// More settings, as environment variables.
+    pub env: Vec<(String, String)>,
+    pub log: PathBuf,
+}
+
+/// The server on a free port, by default with a fresh data directory. Dropping it kills the
+/// process and removes a fresh directory, so a failure midway leaves nothing running. Its
+/// output (warnings and errors only) goes to `log`, which is kept for a look afterwards.
+pub(crate) struct Server {
     child: Child,
-    address: SocketAddr,
-    data_dir: PathBuf,
+    pub address: SocketAddr,
+    pub data_dir: PathBuf,
+    keep_data_dir: bool,
     log: PathBuf,
 }
 
 impl Server {
+    /// The benchmark's server: the release binary pinned to core 0 with one worker.
     fn start(database_url: Option<&str>, log_path: PathBuf) -> Result<Self, String> {
+        std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+        Self::start_with(ServerOptions {
+            binary: workspace_root().join(crate::BILLING_RELEASE),
+            pin_to_core: Some(0),
+            workers: 1,
+            database_url: database_url.map(str::to_owned),
+            data_dir: None,
+            admin_password: ADMIN_PASSWORD.to_owned(),
+            env: Vec::new(),
+            log: log_path,
+        })
+    }
+
+    pub(crate) fn start_with(options: ServerOptions) -> Result<Self, String> {
         let address = free_local_address()?;
-        let data_dir = fresh_temp_dir()?;
-        let log =
-            std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+        let (data_dir, keep_data_dir) = match options.data_dir {
+            Some(dir) => (dir, true),
+            None => (fresh_temp_dir()?, false),
+        };
+        let log_path = options.log;
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| format!("{}: {e}", log_path.display()))?;
         let log_err = log.try_clone().map_err(|e| e.to_string())?;
-        let mut command = Command::new("/usr/bin/taskset");
+        let mut command = match options.pin_to_core {
+            Some(core) => {
+                let mut command = Command::new("/usr/bin/taskset");
+                command.arg("-c").arg(core.to_string()).arg(&options.binary);
+                command
+            }
+            None => Command::new(&options.binary),
+        };
         command
-            .arg("-c")
-            .arg("0")
-            .arg(workspace_root().join(crate::BILLING_RELEASE))
             .env("BILLING_BIND", address.to_string())
             .env("BILLING_DATA_DIR", &data_dir)
-            .env("BILLING_ADMIN_PASSWORD", ADMIN_PASSWORD)
-            .env("BILLING_WORKERS", "1")
+            .env("BILLING_ADMIN_PASSWORD", &options.admin_password)
+            .env("BILLING_WORKERS", options.workers.to_string())
             .env("BILLING_LOG", "warn")
             .env_remove("BILLING_CONFIG")
             .env_remove("DATABASE_URL")
+            .envs(options.env)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log_err);
-        if let Some(url) = database_url {
+        if let Some(url) = options.database_url {
             command.env("DATABASE_URL", url);
         }
         let child = command
             .spawn()
-            .map_err(|e| format!("could not start the server: {e}"))?;
+            .map_err(|e| format!("could not start {}: {e}", options.binary.display()))?;
         let mut server = Self {
             child,
             address,
             data_dir,
+            keep_data_dir,
             log: log_path,
         };
         server.wait_until_ready()?;
         Ok(server)
+    }
+
+    /// Kills the process with SIGKILL (no shutdown of any kind) and waits for it to be gone.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// True while the process runs.
+    pub(crate) fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Polls `GET /health/ready` until it answers 200; the server's log is in the error.
@@ -296,16 +361,16 @@ impl Server {
         }
     }
 
-    fn failure(&self, what: &str) -> String {
+    pub(crate) fn failure(&self, what: &str) -> String {
         format!("{what}; its log:\n{}", self.log_text())
     }
 
-    fn log_text(&self) -> String {
+    pub(crate) fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     /// A line for the report saying how much the server logged (at `warn`, anything is news).
-    fn log_summary(&self) -> String {
+    pub(crate) fn log_summary(&self) -> String {
         let lines = self.log_text().lines().count();
         format!("Server log: {lines} lines in {}", self.log.display())
     }
@@ -313,33 +378,42 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.data_dir);
+        self.kill();
+        if !self.keep_data_dir {
+            let _ = std::fs::remove_dir_all(&self.data_dir);
+        }
     }
 }
 
 /// An address on 127.0.0.1 with a port the system just handed out (and that is free again).
-fn free_local_address() -> Result<SocketAddr, String> {
+pub(crate) fn free_local_address() -> Result<SocketAddr, String> {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map_err(|e| format!("no free port: {e}"))
 }
 
 /// A new empty directory under the system's temporary directory.
-fn fresh_temp_dir() -> Result<PathBuf, String> {
+pub(crate) fn fresh_temp_dir() -> Result<PathBuf, String> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let dir =
-        std::env::temp_dir().join(format!("billing-bench-http-{}-{nanos}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("billing-xtask-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(dir)
 }
 
 /// Signs in as `admin` and returns the access token.
-fn sign_in(address: SocketAddr, password: &str) -> Result<String, String> {
-    let body = format!(r#"{{"username":"admin","password":"{password}"}}"#);
+pub(crate) fn sign_in(address: SocketAddr, password: &str) -> Result<String, String> {
+    sign_in_as(address, "admin", password)
+}
+
+/// Signs in as `username` and returns the access token.
+pub(crate) fn sign_in_as(
+    address: SocketAddr,
+    username: &str,
+    password: &str,
+) -> Result<String, String> {
+    let body = format!(r#"{{"username":"{username}","password":"{password}"}}"#);
     let response = Client::new(address).send("POST", "/v1/authenticate", None, Some(&body))?;
     let response = response.expect_status(200, "POST /v1/authenticate")?;
     json_string_member(&response.body, "token")
@@ -902,20 +976,30 @@ fn percent(value: f64) -> String {
 /// An HTTP/1.1 client on one keep-alive connection, for seeding and the checks. It reconnects
 /// when the server has closed the connection, and reads bodies by `Content-Length` (which the
 /// server always sends).
-struct Client {
+pub(crate) struct Client {
     address: SocketAddr,
     connection: Option<BufReader<TcpStream>>,
 }
 
 /// A response's status and body.
-struct Response {
-    status: u16,
-    body: String,
+pub(crate) struct Response {
+    pub status: u16,
+    /// Header names in lower case, in the order received.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
 }
 
 impl Response {
+    /// The first header `name` (lower case).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The response itself when its status is `expected`, else an error naming `what`.
-    fn expect_status(self, expected: u16, what: &str) -> Result<Self, String> {
+    pub(crate) fn expect_status(self, expected: u16, what: &str) -> Result<Self, String> {
         if self.status == expected {
             Ok(self)
         } else {
@@ -928,7 +1012,7 @@ impl Response {
 }
 
 impl Client {
-    fn new(address: SocketAddr) -> Self {
+    pub(crate) fn new(address: SocketAddr) -> Self {
         Self {
             address,
             connection: None,
@@ -936,7 +1020,7 @@ impl Client {
     }
 
     /// Sends a request (a body as `application/json`) and reads the response.
-    fn send(
+    pub(crate) fn send(
         &mut self,
         method: &str,
         path: &str,
@@ -957,11 +1041,39 @@ impl Client {
         content_type: &str,
     ) -> Result<Response, String> {
         let request = format_request(method, path, token, body, content_type);
+        self.send_bytes(method, path, &request)
+    }
+
+    /// Sends a request with exactly these headers (besides `Host` and `Content-Length`) and
+    /// reads the response; for requests no well-behaved client sends.
+    pub(crate) fn send_raw(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> Result<Response, String> {
+        let mut request = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        if let Some(body) = body {
+            request.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        request.push_str("\r\n");
+        request.push_str(body.unwrap_or_default());
+        self.send_bytes(method, path, request.as_bytes())
+    }
+
+    /// Sends `request`, retrying once on a fresh connection when a kept-alive one turns out to
+    /// be closed before any of the response arrived.
+    fn send_bytes(&mut self, method: &str, path: &str, request: &[u8]) -> Result<Response, String> {
+        let head = method == "HEAD";
         let reused = self.connection.is_some();
-        match self.exchange(&request)? {
+        match self.exchange(request, head)? {
             Some(response) => Ok(response),
             None if reused => self
-                .exchange(&request)?
+                .exchange(request, head)?
                 .ok_or_else(|| format!("{method} {path}: the server closed the connection")),
             None => Err(format!("{method} {path}: the server closed the connection")),
         }
@@ -969,13 +1081,16 @@ impl Client {
 
     /// Writes the request and reads the response; `None` when the connection was closed
     /// before the status line.
-    fn exchange(&mut self, request: &[u8]) -> Result<Option<Response>, String> {
+    fn exchange(&mut self, request: &[u8], head: bool) -> Result<Option<Response>, String> {
         let connection = match &mut self.connection {
             Some(connection) => connection,
             None => {
                 let stream = TcpStream::connect(self.address)
                     .map_err(|e| format!("connect {}: {e}", self.address))?;
                 stream.set_nodelay(true).map_err(|e| e.to_string())?;
+                stream
+                    .set_read_timeout(Some(RESPONSE_TIMEOUT))
+                    .map_err(|e| e.to_string())?;
                 self.connection.insert(BufReader::new(stream))
             }
         };
@@ -983,7 +1098,7 @@ impl Client {
             self.connection = None;
             return Ok(None);
         }
-        match read_response(connection) {
+        match read_response_to(connection, head) {
             Ok(Some((response, keep_alive))) => {
                 if !keep_alive {
                     self.connection = None;
@@ -1027,7 +1142,16 @@ fn format_request(
 
 /// Reads one response: the status line, the headers and a `Content-Length` body. `None` when
 /// the connection ends before the status line; the flag says whether it may be kept alive.
+#[cfg(test)]
 fn read_response(reader: &mut impl BufRead) -> Result<Option<(Response, bool)>, String> {
+    read_response_to(reader, false)
+}
+
+/// As [`read_response`]; the answer to a `HEAD` (`head`) has no body whatever its headers say.
+fn read_response_to(
+    reader: &mut impl BufRead,
+    head: bool,
+) -> Result<Option<(Response, bool)>, String> {
     let mut line = String::new();
     let read = reader.read_line(&mut line).map_err(|e| e.to_string());
     if read? == 0 {
@@ -1040,6 +1164,7 @@ fn read_response(reader: &mut impl BufRead) -> Result<Option<(Response, bool)>, 
         .ok_or_else(|| format!("not an HTTP status line: {line:?}"))?;
     let mut content_length = None;
     let mut keep_alive = true;
+    let mut headers = Vec::new();
     loop {
         line.clear();
         if reader.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
@@ -1053,6 +1178,7 @@ fn read_response(reader: &mut impl BufRead) -> Result<Option<(Response, bool)>, 
             return Err(format!("malformed header {header:?}"));
         };
         let value = value.trim();
+        headers.push((name.to_ascii_lowercase(), value.to_owned()));
         if name.eq_ignore_ascii_case("content-length") {
             content_length = Some(value.parse::<usize>().map_err(|e| e.to_string())?);
         } else if name.eq_ignore_ascii_case("connection") {
@@ -1062,6 +1188,7 @@ fn read_response(reader: &mut impl BufRead) -> Result<Option<(Response, bool)>, 
         }
     }
     let length = match (content_length, status) {
+        _ if head => 0,
         (Some(length), _) => length,
         (None, 204 | 304) => 0,
         (None, _) => return Err(format!("a {status} response without Content-Length")),
@@ -1069,11 +1196,18 @@ fn read_response(reader: &mut impl BufRead) -> Result<Option<(Response, bool)>, 
     let mut body = vec![0; length];
     reader.read_exact(&mut body).map_err(|e| e.to_string())?;
     let body = String::from_utf8(body).map_err(|e| e.to_string())?;
-    Ok(Some((Response { status, body }, keep_alive)))
+    Ok(Some((
+        Response {
+            status,
+            headers,
+            body,
+        },
+        keep_alive,
+    )))
 }
 
 /// The first `"id"` member of a JSON object (the record's own id: it comes first).
-fn json_id(json: &str) -> Result<u64, String> {
+pub(crate) fn json_id(json: &str) -> Result<u64, String> {
     json_member(json, "id")
         .and_then(|value| {
             let digits = value
@@ -1085,7 +1219,7 @@ fn json_id(json: &str) -> Result<u64, String> {
 }
 
 /// The value of the first string member `name` of a JSON object (no escapes expected).
-fn json_string_member(json: &str, name: &str) -> Option<String> {
+pub(crate) fn json_string_member(json: &str, name: &str) -> Option<String> {
     let value = json_member(json, name)?.strip_prefix('"')?;
     value.find('"').map(|end| value[..end].to_owned())
 }
@@ -1164,6 +1298,17 @@ Transfer/sec:      2.68MB
             (200, "[]", false)
         );
         assert!(read_response(&mut wire).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_head_answer_has_no_body_whatever_its_length_says() {
+        let mut wire =
+            &b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nETag: \"1\"\r\n\r\nHTTP/1.1 404 Not Found\r\n\r\n"[..];
+        let (first, _) = read_response_to(&mut wire, true).unwrap().unwrap();
+        assert_eq!((first.status, first.body.as_str()), (200, ""));
+        assert_eq!(first.header("etag"), Some("\"1\""));
+        let (second, _) = read_response_to(&mut wire, true).unwrap().unwrap();
+        assert_eq!(second.status, 404);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
-//! - `ci`: everything CI checks: `lint`, `deploy-check`, then `cargo test --workspace`.
+//! - `ci`: everything CI checks: `lint`, `deploy-check`, `cargo test --workspace`, then
+//!   `auth-matrix`, `crash` and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
 //! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
 //!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
@@ -16,23 +17,44 @@
 //! - `deploy-check`: lints `deploy/Dockerfile` with hadolint and validates `deploy/k8s/`
 //!   against the Kubernetes schemas, with tools from PyPI in a venv under `target/`
 //!   (`deploy_check`). CI runs it.
+//! - `fuzz [--debug]`: schemathesis (installed into `target/venv`) against the server on
+//!   SQLite and PostgreSQL: every operation, every check, a fixed seed, `FUZZ_MAX_EXAMPLES`
+//!   examples (`fuzz`).
+//! - `auth-matrix [--debug]`: every operation with every kind of wrong caller: 401, 403,
+//!   never 2xx, never 5xx (`auth_matrix`).
+//! - `crash [--debug]`: SIGKILL during concurrent writes, restart, every acknowledged write
+//!   there and the database sound (`crash`).
+//!
+//! The last three run the release binary, or `target/debug/billing` with `--debug` (or
+//! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
 
+mod auth_matrix;
 mod bench_http;
+mod crash;
 mod deploy_check;
+mod fuzz;
+mod hostile;
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str =
-    "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating>";
+/// The examples per operation `ci` gives `fuzz` unless `FUZZ_MAX_EXAMPLES` says otherwise
+/// (as `.ci/run` does): enough to reach every operation, small enough for CI's 30 minutes.
+const CI_FUZZ_EXAMPLES: u64 = 10;
+
+const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating|\
+                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let task = args.next().unwrap_or_default();
-    let subtask = args.next();
-    let result = match (task.as_str(), subtask.as_deref()) {
+    let rest: Vec<String> = args.collect();
+    let result = match (task.as_str(), rest.first().map(String::as_str)) {
+        ("fuzz", _) => fuzz::run(&rest),
+        ("auth-matrix", _) => auth_matrix::run(&rest),
+        ("crash", _) => crash::run(&rest),
         ("bench", None) => bench(),
-        ("bench", Some("http")) => bench_http::run(),
-        (_, Some(extra)) => Err(format!("unexpected argument {extra:?}\n{USAGE}")),
+        ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
+        (_, Some(_)) => Err(format!("unexpected arguments {rest:?}\n{USAGE}")),
         (task, None) => run_task(task),
     };
     match result {
@@ -47,9 +69,15 @@ fn main() -> ExitCode {
 /// The tasks that take no argument.
 fn run_task(task: &str) -> Result<(), String> {
     match task {
-        "ci" => lint()
-            .and_then(|()| deploy_check::run())
-            .and_then(|()| cargo(&["test", "--workspace"])),
+        "ci" => {
+            lint()?;
+            deploy_check::run()?;
+            cargo(&["test", "--workspace"])?;
+            let debug = ["--debug".to_owned()];
+            auth_matrix::run(&debug)?;
+            crash::run(&debug)?;
+            fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
+        }
         "lint" => lint(),
         "deps" => check_dependency_direction(),
         "deploy-check" => deploy_check::run(),
@@ -59,12 +87,12 @@ fn run_task(task: &str) -> Result<(), String> {
     }
 }
 
-fn cargo(args: &[&str]) -> Result<(), String> {
+pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
     run(env!("CARGO"), "cargo", args)
 }
 
 /// Runs `program` (shown as `name`) with `args`, echoing the command; an error unless it succeeds.
-fn run(program: &str, name: &str, args: &[&str]) -> Result<(), String> {
+pub(crate) fn run(program: &str, name: &str, args: &[&str]) -> Result<(), String> {
     eprintln!("$ {name} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)

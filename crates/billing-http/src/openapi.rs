@@ -644,6 +644,31 @@ fn resource_paths(
         }
     }
     if ops.create {
+        // What a create answers: the record, plus the records created inside it (a customer's
+        // `sites`, always present, `[]` when none were sent); an array of those for a bulk body.
+        let created = if resource.embedded.is_empty() {
+            record.clone()
+        } else {
+            let created_name = format!("{name}Created");
+            let mut schema = object_schema(resource.fields, false);
+            for member in resource.embedded {
+                schema["properties"][member.member] = json!({ "type": "array",
+                    "items": object_schema(member.fields, false),
+                    "description": format!("The {}s created with the {} in the same request.", member.noun, resource.noun) });
+                if let Some(required) = schema["required"].as_array_mut() {
+                    required.push(json!(member.member));
+                } else {
+                    schema["required"] = json!([member.member]);
+                }
+            }
+            schemas.insert(created_name.clone(), schema);
+            json!({ "$ref": format!("#/components/schemas/{created_name}") })
+        };
+        let created = if ops.bulk_create {
+            json!({ "oneOf": [created, { "type": "array", "items": created }] })
+        } else {
+            created
+        };
         let body_schema = if ops.bulk_create {
             json!({ "oneOf": [create_input, { "type": "array", "items": create_input, "minItems": 1,
                 "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS }] })
@@ -659,7 +684,7 @@ fn resource_paths(
             "responses": with_errors(Map::from_iter([(resource.created_status.to_string(), json!({
                 "description": "Created.",
                 "headers": { "Location": { "schema": { "type": "string" } } },
-                "content": { "application/json": { "schema": record } }
+                "content": { "application/json": { "schema": created } }
             }))]), &[400, 401, 403, 409, 412, 413, 415]),
         }));
     }
@@ -992,12 +1017,17 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
     for resource in resources {
         code_set_schemas(resource.fields, &mut schemas);
     }
+    // RFC 6902 §4: `add`, `replace` and `test` need `value`; `move` and `copy` need `from`.
     schemas.insert("JsonPatch".into(), json!({ "type": "array", "maxItems": 1000, "items": { "type": "object", "required": ["op", "path"], "properties": {
         "op": { "type": "string", "enum": ["add", "remove", "replace", "move", "copy", "test"] },
         "path": json_pointer("The member the operation applies to."),
         "value": {},
         "from": json_pointer("The member a move or copy takes its value from.")
-    }}}));
+    }, "anyOf": [
+        { "properties": { "op": { "enum": ["add", "replace", "test"] } }, "required": ["value"] },
+        { "properties": { "op": { "const": "remove" } } },
+        { "properties": { "op": { "enum": ["move", "copy"] } }, "required": ["from"] }
+    ]}}));
     let mut paths = Value::Object(paths);
     name_operations(&mut paths);
     show_placeholders(&mut paths);

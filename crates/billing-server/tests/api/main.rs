@@ -15,6 +15,7 @@ mod conventions;
 mod currencies_and_locales;
 mod customers;
 mod deploy_recipes;
+mod fuzzing_findings;
 mod operations;
 mod rated_records;
 mod rating_lookups;
