@@ -82,8 +82,16 @@ pub fn create_user(
     email: Option<String>,
     origin: Origin,
 ) -> Result<i64, ServerError> {
-    create_user_unless(database, username, password_text, role_codes, email, origin, false)?
-        .ok_or_else(|| ServerError::Config("the user was not created".to_owned()))
+    create_user_unless(
+        database,
+        username,
+        password_text,
+        role_codes,
+        email,
+        origin,
+        false,
+    )?
+    .ok_or_else(|| ServerError::Config("the user was not created".to_owned()))
 }
 
 /// [`create_user`]; with `unless_any_user`, creates nothing (`None`) when the users table is

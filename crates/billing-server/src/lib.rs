@@ -102,7 +102,9 @@ fn cores() -> usize {
 pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerError> {
     let trusted_proxies = TrustedProxies::parse(settings.trusted_proxies.as_deref().unwrap_or(""))
         .map_err(|why| {
-            ServerError::Config(format!("BILLING_TRUSTED_PROXIES (--trusted-proxies): {why}"))
+            ServerError::Config(format!(
+                "BILLING_TRUSTED_PROXIES (--trusted-proxies): {why}"
+            ))
         })?;
     let (database, start_lock) = open_database_for_start(&settings.database)?;
     bootstrap::ensure_first_administrator(&database, settings.admin_password.as_deref())?;

@@ -50,11 +50,15 @@ impl Range {
     fn contains(&self, address: IpAddr) -> bool {
         match (self.network, canonical(address)) {
             (IpAddr::V4(network), IpAddr::V4(address)) => {
-                let mask = u32::MAX.checked_shl(32 - u32::from(self.prefix)).unwrap_or(0);
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
                 u32::from(network) & mask == u32::from(address) & mask
             }
             (IpAddr::V6(network), IpAddr::V6(address)) => {
-                let mask = u128::MAX.checked_shl(128 - u32::from(self.prefix)).unwrap_or(0);
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
                 u128::from(network) & mask == u128::from(address) & mask
             }
             _ => false,
@@ -157,7 +161,15 @@ mod tests {
         let everyone = TrustedProxies::parse("0.0.0.0/0,::/0").expect("valid");
         assert!(everyone.trusts(ip("8.8.8.8")) && everyone.trusts(ip("2001:db8::1")));
         assert!(TrustedProxies::parse("").expect("blank").is_empty());
-        for bad in ["10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "nginx", "fd00::/129", "1.2.3.4/+8", "1.2.3.4/08"] {
+        for bad in [
+            "10.0.0.0/33",
+            "10.0.0.0/",
+            "10.0.0/8",
+            "nginx",
+            "fd00::/129",
+            "1.2.3.4/+8",
+            "1.2.3.4/08",
+        ] {
             assert!(TrustedProxies::parse(bad).is_err(), "{bad}");
         }
         insta::assert_snapshot!(TrustedProxies::parse("10.0.0.1, proxy").unwrap_err(), @"'proxy' is not an IP address or CIDR range");
@@ -166,23 +178,41 @@ mod tests {
     #[test]
     fn the_client_is_the_first_untrusted_address_from_the_right() {
         let proxies = TrustedProxies::parse("127.0.0.1,10.0.0.0/8").expect("valid");
-        let client = |peer: &str, lines: &[&str]| proxies.client_address(ip(peer), lines.iter().copied()).to_string();
+        let client = |peer: &str, lines: &[&str]| {
+            proxies
+                .client_address(ip(peer), lines.iter().copied())
+                .to_string()
+        };
         // An untrusted peer: the header is ignored.
         assert_eq!(client("203.0.113.9", &["198.51.100.1"]), "203.0.113.9");
         // A trusted peer without the header.
         assert_eq!(client("127.0.0.1", &[]), "127.0.0.1");
         // Forged entries left of the real client are not reached.
-        assert_eq!(client("127.0.0.1", &["1.1.1.1, 198.51.100.1, 10.0.0.3"]), "198.51.100.1");
-        assert_eq!(client("127.0.0.1", &["1.1.1.1", "198.51.100.1:4431"]), "198.51.100.1");
+        assert_eq!(
+            client("127.0.0.1", &["1.1.1.1, 198.51.100.1, 10.0.0.3"]),
+            "198.51.100.1"
+        );
+        assert_eq!(
+            client("127.0.0.1", &["1.1.1.1", "198.51.100.1:4431"]),
+            "198.51.100.1"
+        );
         assert_eq!(client("127.0.0.1", &["[2001:db8::7]:80"]), "2001:db8::7");
         // All trusted: the leftmost.
         assert_eq!(client("127.0.0.1", &["10.0.0.4, 10.0.0.3"]), "10.0.0.4");
         // A malformed entry stops the walk at the last trusted address.
-        assert_eq!(client("127.0.0.1", &["198.51.100.1, garbage, 10.0.0.3"]), "10.0.0.3");
+        assert_eq!(
+            client("127.0.0.1", &["198.51.100.1, garbage, 10.0.0.3"]),
+            "10.0.0.3"
+        );
         assert_eq!(client("127.0.0.1", &["garbage"]), "127.0.0.1");
         assert_eq!(client("127.0.0.1", &[""]), "127.0.0.1");
         // Nobody trusted: the peer.
         let nobody = TrustedProxies::default();
-        assert_eq!(nobody.client_address(ip("127.0.0.1"), ["198.51.100.1"]).to_string(), "127.0.0.1");
+        assert_eq!(
+            nobody
+                .client_address(ip("127.0.0.1"), ["198.51.100.1"])
+                .to_string(),
+            "127.0.0.1"
+        );
     }
 }

@@ -348,10 +348,7 @@ pub fn camel_case_path(path: &str) -> String {
 
 /// The client's address: the socket's peer, or, when the peer is one of `proxies`, what
 /// `X-Forwarded-For` says (`proxies::TrustedProxies::client_address`).
-pub fn client_address(
-    request: &HttpRequest,
-    proxies: &super::proxies::TrustedProxies,
-) -> String {
+pub fn client_address(request: &HttpRequest, proxies: &super::proxies::TrustedProxies) -> String {
     let Some(peer) = request.peer_addr() else {
         return "unknown".to_owned();
     };

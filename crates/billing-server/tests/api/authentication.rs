@@ -253,7 +253,8 @@ fn failure_forwarded_for(app: &TestApp, forwarded: &str, attempt: usize) -> crat
         &[("X-Forwarded-For", forwarded)],
         Some((
             "application/json",
-            json!({ "username": format!("nobody-{attempt}"), "password": "wrong-password-1" }).to_string(),
+            json!({ "username": format!("nobody-{attempt}"), "password": "wrong-password-1" })
+                .to_string(),
         )),
     )
 }
@@ -264,7 +265,10 @@ fn admin_forwarded_for(app: &TestApp, forwarded: &str) -> crate::support::Reply 
         "/v1/authenticate",
         None,
         &[("X-Forwarded-For", forwarded)],
-        Some(("application/json", json!({ "username": "admin", "password": ADMIN_PASSWORD }).to_string())),
+        Some((
+            "application/json",
+            json!({ "username": "admin", "password": ADMIN_PASSWORD }).to_string(),
+        )),
     )
 }
 
@@ -315,7 +319,9 @@ fn an_invalid_trusted_proxies_setting_stops_the_start_naming_it() {
         std::env::temp_dir().join(format!("billing_test_{}", uuid::Uuid::new_v4().simple()));
     let mut settings = crate::support::settings_for(data_dir.clone(), None);
     settings.trusted_proxies = Some("10.0.0.0/8, 10.0.0.0/40".into());
-    let error = billing_server::build_state(&settings).err().expect("refused");
+    let error = billing_server::build_state(&settings)
+        .err()
+        .expect("refused");
     insta::assert_snapshot!(error, @"configuration: BILLING_TRUSTED_PROXIES (--trusted-proxies): '10.0.0.0/40': the prefix length must be a number from 0 to 32");
     assert!(!data_dir.exists(), "nothing was created");
 }

@@ -181,7 +181,11 @@ api_test! {
 fn check_two_instances_started_at_once(first: &TestApp, second: &TestApp) {
     for app in [first, second] {
         assert_eq!(app.get("/health/ready").status, 200);
-        assert_eq!(app.get("/v1/users/1").status, 200, "each signed in as admin");
+        assert_eq!(
+            app.get("/v1/users/1").status,
+            200,
+            "each signed in as admin"
+        );
     }
     let users = first
         .open_database()
