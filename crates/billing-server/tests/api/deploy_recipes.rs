@@ -656,8 +656,10 @@ fn the_proxy_passes_the_underscored_header_to_every_instance() {
 fn the_instances_trust_exactly_the_proxy_that_sets_x_forwarded_for() {
     let nginx = read("deploy/nginx/billing.conf");
     assert!(
-        nginx.lines().any(|line| line.split('#').next().unwrap_or_default().trim()
-            == "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"),
+        nginx
+            .lines()
+            .any(|line| line.split('#').next().unwrap_or_default().trim()
+                == "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"),
         "nginx must append the client's address to X-Forwarded-For"
     );
     let compose = read("deploy/compose.yaml");
