@@ -29,4 +29,6 @@ pub struct AppState {
     pub metrics: crate::metrics::Metrics,
     /// The rating index `POST /v1/rating/lookups` answers from, kept current by the writes.
     pub rating: crate::live_rating::LiveRating,
+    /// The proxies whose `X-Forwarded-For` names the client (`BILLING_TRUSTED_PROXIES`).
+    pub trusted_proxies: crate::machinery::proxies::TrustedProxies,
 }

@@ -177,6 +177,44 @@ pub struct Opened {
     pub applied_migrations: Vec<String>,
 }
 
+/// The key of the PostgreSQL advisory lock every instance holds while it migrates and does
+/// its first-start work (an arbitrary constant: "billing" in ASCII).
+pub const START_LOCK_KEY: i64 = 0x0062_696c_6c69_6e67;
+
+/// How long, in milliseconds, a start on SQLite waits for another process's migrations.
+pub const SQLITE_START_BUSY_MS: u32 = 120_000;
+
+/// The start-up lock of [`Database::open_for_start`]: on PostgreSQL, the session holding the
+/// advisory lock, unlocked when this is dropped; on SQLite, nothing.
+pub struct StartLock {
+    connection: Option<diesel::PgConnection>,
+}
+
+impl StartLock {
+    /// Unlocks now (as dropping does).
+    pub fn release(self) {}
+}
+
+impl Drop for StartLock {
+    fn drop(&mut self) {
+        if let Some(mut connection) = self.connection.take()
+            && let Err(error) =
+                connection.batch_execute(&format!("SELECT pg_advisory_unlock({START_LOCK_KEY})"))
+        {
+            // Closing the session (as dropping the connection does next) releases it anyway.
+            tracing::warn!(%error, "could not release the start-up lock");
+        }
+    }
+}
+
+impl std::fmt::Debug for StartLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartLock")
+            .field("held", &self.connection.is_some())
+            .finish()
+    }
+}
+
 /// The connection pool; cheap to clone.
 #[derive(Clone)]
 pub struct Database {
@@ -202,13 +240,34 @@ impl Database {
 
     /// [`Database::open`], also saying where the database is and which migrations it applied.
     pub fn open_reporting(config: &DatabaseConfig) -> PersistenceResult<(Self, Opened)> {
+        Self::open_for_start(config).map(|(database, opened, _lock)| (database, opened))
+    }
+
+    /// [`Database::open_reporting`], keeping the start-up lock taken around the migrations
+    /// until the returned [`StartLock`] is dropped (or released), so that the caller's own
+    /// first-start work (the first administrator) is serialised with other instances' too.
+    ///
+    /// On PostgreSQL the lock is a session-level advisory lock ([`START_LOCK_KEY`]) on a
+    /// connection of its own: a second instance starting at the same moment waits in
+    /// `pg_advisory_lock`, then finds the migrations applied and the first-start work done.
+    /// On SQLite the migrations run in one `BEGIN IMMEDIATE` transaction (a second process
+    /// waits on the database lock, up to [`SQLITE_START_BUSY_MS`]); the returned lock holds
+    /// nothing, and first-start writes serialise on their own `BEGIN IMMEDIATE`.
+    pub fn open_for_start(config: &DatabaseConfig) -> PersistenceResult<(Self, Opened, StartLock)> {
         let (backend, url) = config.resolve()?;
         let location = describe_location(backend, &url);
-        let applied_migrations = match backend {
+        let (applied_migrations, lock) = match backend {
             Backend::Postgres => {
                 let mut first = diesel::PgConnection::establish(&url)
                     .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-                run_pending(&mut first, POSTGRES_MIGRATIONS)?
+                first.batch_execute(&format!("SELECT pg_advisory_lock({START_LOCK_KEY})"))?;
+                // From here on, dropping `lock` unlocks (and closes the connection).
+                let mut lock = StartLock {
+                    connection: Some(first),
+                };
+                let connection = lock.connection.as_mut().expect("just set");
+                let applied = run_pending(connection, POSTGRES_MIGRATIONS)?;
+                (applied, lock)
             }
             Backend::Sqlite => {
                 if let Some(parent) = PathBuf::from(&url)
@@ -225,8 +284,14 @@ impl Database {
                 let mut first = diesel::SqliteConnection::establish(&url)
                     .map_err(|e| PersistenceError::Connection(e.to_string()))?;
                 first.batch_execute(SQLITE_PRAGMAS)?;
+                // Another process migrating the same file holds the write lock for as long as
+                // its migrations take: wait longer than a request would.
+                first.batch_execute(&format!("PRAGMA busy_timeout = {SQLITE_START_BUSY_MS}"))?;
                 crate::list::register_unicode_lower(&mut first)?;
-                run_pending(&mut first, SQLITE_MIGRATIONS)?
+                let applied = first.immediate_transaction(|connection| {
+                    run_pending(connection, SQLITE_MIGRATIONS)
+                })?;
+                (applied, StartLock { connection: None })
             }
         };
         let events = Arc::new(PoolEvents::default());
@@ -248,6 +313,7 @@ impl Database {
                 location,
                 applied_migrations,
             },
+            lock,
         ))
     }
 

@@ -55,7 +55,9 @@ pub mod tax_bands;
 pub mod user_contract_owners;
 pub mod users;
 
-pub use connection::{Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus};
+pub use connection::{
+    Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, StartLock,
+};
 pub use error::PersistenceError;
 
 /// The current time as stored: UTC, truncated to microseconds so both backends agree.

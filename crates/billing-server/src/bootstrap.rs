@@ -82,6 +82,30 @@ pub fn create_user(
     email: Option<String>,
     origin: Origin,
 ) -> Result<i64, ServerError> {
+    create_user_unless(
+        database,
+        username,
+        password_text,
+        role_codes,
+        email,
+        origin,
+        false,
+    )?
+    .ok_or_else(|| ServerError::Config("the user was not created".to_owned()))
+}
+
+/// [`create_user`]; with `unless_any_user`, creates nothing (`None`) when the users table is
+/// not empty, checked in the write's own transaction (on SQLite `BEGIN IMMEDIATE`, so two
+/// processes starting on one file cannot both find it empty).
+fn create_user_unless(
+    database: &Database,
+    username: &str,
+    password_text: &str,
+    role_codes: &[String],
+    email: Option<String>,
+    origin: Origin,
+    unless_any_user: bool,
+) -> Result<Option<i64>, ServerError> {
     use billing_http::machinery::resource::Resource;
     let body = serde_json::json!({
         "username": username,
@@ -111,6 +135,9 @@ pub fn create_user(
         api_key_id: None,
     };
     database.write(|c| {
+        if unless_any_user && users::count(c)? > 0 {
+            return Ok(None);
+        }
         let user: User = Users::create(c, &service, input).map_err(invalid)?;
         let row = users::find(c, user.id)?
             .ok_or_else(|| ServerError::Config("a created user vanished".to_owned()))?;
@@ -121,11 +148,15 @@ pub fn create_user(
             &user,
         )
         .map_err(|e| ServerError::Audit(e.cause_or_detail().to_owned()))?;
-        Ok::<_, ServerError>(user.id)
+        Ok::<_, ServerError>(Some(user.id))
     })
 }
 
 /// On an empty users table, creates `admin` with `password` or a random one printed once.
+///
+/// Instances starting together on one database do this one after the other (the start-up
+/// lock on PostgreSQL, `BEGIN IMMEDIATE` on SQLite) and the table is checked again in the
+/// write's transaction: exactly one creates `admin`, the others find it.
 pub fn ensure_first_administrator(
     database: &Database,
     password: Option<&str>,
@@ -137,13 +168,14 @@ pub fn ensure_first_administrator(
         Some(password) => (password.to_owned(), false),
         None => (refresh_token::random_text(18), true),
     };
-    create_user(
+    let created = create_user_unless(
         database,
         "admin",
         &password,
         &[Role::Administrator.code().to_owned()],
         None,
         Origin::FirstStart,
+        true,
     )
     .map_err(|error| match error {
         ServerError::InvalidUser(why) => {
@@ -151,6 +183,10 @@ pub fn ensure_first_administrator(
         }
         other => other,
     })?;
+    if created.is_none() {
+        tracing::info!("another instance created the first administrator");
+        return Ok(());
+    }
     if generated {
         // Printed to the console once, never logged.
         println!("Created the first administrator: username admin, password {password}");

@@ -14,6 +14,7 @@ use std::time::Duration;
 use actix_web::{HttpServer, web};
 use billing_auth::throttle::ThrottlePolicy;
 use billing_auth::{AuthConfig, AuthService};
+use billing_http::machinery::proxies::TrustedProxies;
 use billing_http::{AppState, HttpLimits, MetricsOn};
 use billing_persistence::{Database, DatabaseConfig, PersistenceError};
 
@@ -47,6 +48,11 @@ pub enum ServerError {
 /// migrations ran.
 pub fn open_database(settings: &DatabaseSettings) -> Result<Database, ServerError> {
     let (database, opened) = open_database_reporting(settings)?;
+    log_opened(&opened);
+    Ok(database)
+}
+
+fn log_opened(opened: &billing_persistence::Opened) {
     tracing::info!(database = %opened.location, "opened the database");
     if opened.applied_migrations.is_empty() {
         tracing::info!("database schema up to date: no migrations to run");
@@ -57,19 +63,33 @@ pub fn open_database(settings: &DatabaseSettings) -> Result<Database, ServerErro
             "applied migrations"
         );
     }
-    Ok(database)
 }
 
 /// [`open_database`] without the log lines: what it opened and ran, for the caller to say.
 pub fn open_database_reporting(
     settings: &DatabaseSettings,
 ) -> Result<(Database, billing_persistence::Opened), ServerError> {
-    Ok(Database::open_reporting(&DatabaseConfig {
+    Ok(Database::open_reporting(&database_config(settings))?)
+}
+
+fn database_config(settings: &DatabaseSettings) -> DatabaseConfig {
+    DatabaseConfig {
         url: settings.database_url.clone(),
         data_dir: settings.data_dir.clone(),
         pool_size: settings.db_pool_size,
         connection_timeout: Duration::from_secs(5),
-    })?)
+    }
+}
+
+/// [`open_database`] for a start: also returns the start-up lock, held (on PostgreSQL) from
+/// before the migrations until it is dropped, so that instances starting together migrate and
+/// create the first administrator one after the other.
+fn open_database_for_start(
+    settings: &DatabaseSettings,
+) -> Result<(Database, billing_persistence::StartLock), ServerError> {
+    let (database, opened, lock) = Database::open_for_start(&database_config(settings))?;
+    log_opened(&opened);
+    Ok((database, lock))
 }
 
 fn cores() -> usize {
@@ -80,8 +100,16 @@ fn cores() -> usize {
 /// administrator, signing key, auth service, OpenAPI document. Take the [`Listeners`] first:
 /// a start that cannot listen must fail before this creates anything.
 pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerError> {
-    let database = open_database(&settings.database)?;
+    let trusted_proxies = TrustedProxies::parse(settings.trusted_proxies.as_deref().unwrap_or(""))
+        .map_err(|why| {
+            ServerError::Config(format!(
+                "BILLING_TRUSTED_PROXIES (--trusted-proxies): {why}"
+            ))
+        })?;
+    let (database, start_lock) = open_database_for_start(&settings.database)?;
     bootstrap::ensure_first_administrator(&database, settings.admin_password.as_deref())?;
+    // The next instance to start may migrate and look for users now.
+    start_lock.release();
     let signing_key =
         bootstrap::signing_key(settings.jwt_secret.as_deref(), &settings.database.data_dir)?;
     let auth = AuthService::new(
@@ -113,6 +141,7 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
         openapi: billing_http::openapi_document(),
         metrics: billing_http::metrics::Metrics::default(),
         rating,
+        trusted_proxies,
     }))
 }
 

@@ -262,6 +262,12 @@ pub struct Settings {
     /// Failed sign-ins allowed per username within the window before 429.
     #[arg(long, env = "BILLING_LOGIN_MAX_FAILURES", default_value_t = 5)]
     pub login_max_failures: usize,
+    /// Reverse proxies and load balancers whose X-Forwarded-For is believed: comma-separated
+    /// IP addresses and CIDR ranges (10.0.0.0/8, fd00::/8). A request from one of them is
+    /// counted (sign-in throttle) under the rightmost X-Forwarded-For address that is not
+    /// itself a trusted proxy. Unset: trust nobody, the client is the socket's peer.
+    #[arg(long, env = "BILLING_TRUSTED_PROXIES")]
+    pub trusted_proxies: Option<String>,
     /// The failed sign-in window, in seconds.
     #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900)]
     pub login_window_seconds: u64,

@@ -10,6 +10,7 @@ pub mod kinds;
 pub mod list;
 pub mod members;
 pub mod patch;
+pub mod proxies;
 pub mod request;
 pub mod resource;
 pub mod serde_dates;

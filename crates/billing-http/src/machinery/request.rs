@@ -346,11 +346,17 @@ pub fn camel_case_path(path: &str) -> String {
     out
 }
 
-/// The client address as the socket saw it (proxies are not trusted).
-pub fn client_address(request: &HttpRequest) -> String {
-    request
-        .peer_addr()
-        .map_or_else(|| "unknown".to_owned(), |addr| addr.ip().to_string())
+/// The client's address: the socket's peer, or, when the peer is one of `proxies`, what
+/// `X-Forwarded-For` says (`proxies::TrustedProxies::client_address`).
+pub fn client_address(request: &HttpRequest, proxies: &super::proxies::TrustedProxies) -> String {
+    let Some(peer) = request.peer_addr() else {
+        return "unknown".to_owned();
+    };
+    let forwarded_for = request
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|value| value.to_str().ok());
+    proxies.client_address(peer.ip(), forwarded_for).to_string()
 }
 
 #[cfg(test)]

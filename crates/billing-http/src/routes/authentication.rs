@@ -77,7 +77,7 @@ pub async fn authenticate(
             credentials.brand.as_deref(),
             &credentials.username,
             credentials.password,
-            &client_address(&request),
+            &client_address(&request, &state.trusted_proxies),
         )
         .await;
     let counted = match &outcome {

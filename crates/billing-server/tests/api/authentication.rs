@@ -242,3 +242,86 @@ api_test! {
         assert_eq!(app.post_as(&token, "/v1/charge-group-categories", category).status, 201);
     }
 }
+
+/// A wrong password for a user who does not exist (a new name each time, so the per-username
+/// limit never applies), sent with `X-Forwarded-For: forwarded`.
+fn failure_forwarded_for(app: &TestApp, forwarded: &str, attempt: usize) -> crate::support::Reply {
+    app.send(
+        "POST",
+        "/v1/authenticate",
+        None,
+        &[("X-Forwarded-For", forwarded)],
+        Some((
+            "application/json",
+            json!({ "username": format!("nobody-{attempt}"), "password": "wrong-password-1" })
+                .to_string(),
+        )),
+    )
+}
+
+fn admin_forwarded_for(app: &TestApp, forwarded: &str) -> crate::support::Reply {
+    app.send(
+        "POST",
+        "/v1/authenticate",
+        None,
+        &[("X-Forwarded-For", forwarded)],
+        Some((
+            "application/json",
+            json!({ "username": "admin", "password": ADMIN_PASSWORD }).to_string(),
+        )),
+    )
+}
+
+// With BILLING_LOGIN_MAX_FAILURES=2 the per-address limit is 8 failures in the window.
+api_test! {
+    fn behind_a_trusted_proxy_failures_are_counted_per_forwarded_address(app, settings => {
+        settings.trusted_proxies = Some("10.0.0.0/8, 127.0.0.1".into());
+        settings.login_max_failures = 2;
+    }) {
+        for attempt in 0..8 {
+            failure_forwarded_for(&app, "198.51.100.1", attempt).assert_problem(401);
+        }
+        failure_forwarded_for(&app, "198.51.100.1", 8).assert_problem(429);
+        // Addresses the client wrote left of its own do not help it; trusted proxies right of
+        // it are skipped.
+        failure_forwarded_for(&app, "203.0.113.77, 198.51.100.1", 9).assert_problem(429);
+        failure_forwarded_for(&app, "198.51.100.1, 10.1.2.3", 10).assert_problem(429);
+        admin_forwarded_for(&app, "198.51.100.1").assert_problem(429);
+        // Another forwarded client is not locked out, nor is the proxy's own address.
+        failure_forwarded_for(&app, "198.51.100.2", 11).assert_problem(401);
+        assert_eq!(admin_forwarded_for(&app, "198.51.100.2").status, 200);
+        assert_eq!(admin_forwarded_for(&app, "").status, 200);
+    }
+
+    fn without_trusted_proxies_x_forwarded_for_is_ignored(app, settings => settings.login_max_failures = 2) {
+        for attempt in 0..8 {
+            failure_forwarded_for(&app, &format!("198.51.100.{attempt}"), attempt).assert_problem(401);
+        }
+        // Every attempt came from 127.0.0.1, whatever the header said.
+        failure_forwarded_for(&app, "198.51.100.200", 8).assert_problem(429);
+        admin_forwarded_for(&app, "203.0.113.5").assert_problem(429);
+    }
+
+    fn a_peer_that_is_not_a_trusted_proxy_is_not_believed(app, settings => {
+        settings.trusted_proxies = Some("10.0.0.0/8, ::1".into());
+        settings.login_max_failures = 2;
+    }) {
+        for attempt in 0..8 {
+            failure_forwarded_for(&app, &format!("198.51.100.{attempt}"), attempt).assert_problem(401);
+        }
+        failure_forwarded_for(&app, "198.51.100.200", 8).assert_problem(429);
+    }
+}
+
+#[test]
+fn an_invalid_trusted_proxies_setting_stops_the_start_naming_it() {
+    let data_dir =
+        std::env::temp_dir().join(format!("billing_test_{}", uuid::Uuid::new_v4().simple()));
+    let mut settings = crate::support::settings_for(data_dir.clone(), None);
+    settings.trusted_proxies = Some("10.0.0.0/8, 10.0.0.0/40".into());
+    let error = billing_server::build_state(&settings)
+        .err()
+        .expect("refused");
+    insta::assert_snapshot!(error, @"configuration: BILLING_TRUSTED_PROXIES (--trusted-proxies): '10.0.0.0/40': the prefix length must be a number from 0 to 32");
+    assert!(!data_dir.exists(), "nothing was created");
+}

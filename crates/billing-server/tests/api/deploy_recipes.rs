@@ -651,3 +651,37 @@ fn the_proxy_passes_the_underscored_header_to_every_instance() {
         );
     }
 }
+
+#[test]
+fn the_instances_trust_exactly_the_proxy_that_sets_x_forwarded_for() {
+    let nginx = read("deploy/nginx/billing.conf");
+    assert!(
+        nginx
+            .lines()
+            .any(|line| line.split('#').next().unwrap_or_default().trim()
+                == "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;"),
+        "nginx must append the client's address to X-Forwarded-For"
+    );
+    let compose = read("deploy/compose.yaml");
+    let documents = yaml_documents("deploy/compose.yaml", &compose);
+    let nginx_address = documents[0]["services"]["nginx"]["networks"]["billing"]["ipv4_address"]
+        .as_str()
+        .expect("nginx has a fixed address on the billing network")
+        .to_owned();
+    for (name, service) in compose_billing_services("deploy/compose.yaml", &compose) {
+        if service.serves() {
+            assert_eq!(
+                service.environment.get("BILLING_TRUSTED_PROXIES"),
+                Some(&nginx_address),
+                "{name} must trust nginx's address, and only it"
+            );
+        }
+    }
+    let configmap = read("deploy/k8s/configmap.yaml");
+    let documents = yaml_documents("deploy/k8s/configmap.yaml", &configmap);
+    let trusted = documents[0]["data"]["BILLING_TRUSTED_PROXIES"]
+        .as_str()
+        .expect("the ConfigMap names the trusted proxies");
+    billing_http::machinery::proxies::TrustedProxies::parse(trusted).expect("a valid setting");
+    billing_http::machinery::proxies::TrustedProxies::parse(&nginx_address).expect("valid");
+}

@@ -175,3 +175,43 @@ api_test! {
         sign_in(&second, "moved", PASSWORD).assert_problem(401);
     }
 }
+
+/// Two instances starting at the same moment on an empty database: both come up, the
+/// migrations ran once, and exactly one `admin` was created, with one audit event.
+fn check_two_instances_started_at_once(first: &TestApp, second: &TestApp) {
+    for app in [first, second] {
+        assert_eq!(app.get("/health/ready").status, 200);
+        assert_eq!(
+            app.get("/v1/users/1").status,
+            200,
+            "each signed in as admin"
+        );
+    }
+    let users = first
+        .open_database()
+        .read(billing_persistence::users::count)
+        .expect("count");
+    assert_eq!(users, 1, "exactly one first administrator");
+    let trail = second.get("/v1/audit-events?page=1&pageSize=10&resource=users");
+    assert_eq!(trail.status, 200, "{}", trail.text);
+    assert_eq!(trail.header("x-total-count"), Some("1"), "{}", trail.text);
+    assert!(trail.text.contains("\"first-start\""), "{}", trail.text);
+}
+
+mod two_instances_start_at_once_on_an_empty_database {
+    use crate::support::{Backend, TestApp};
+
+    #[test]
+    fn sqlite() {
+        let (first, second) = TestApp::spawn_two_at_once(Backend::Sqlite).expect("apps");
+        super::check_two_instances_started_at_once(&first, &second);
+    }
+
+    #[test]
+    fn postgres() {
+        let Some((first, second)) = TestApp::spawn_two_at_once(Backend::Postgres) else {
+            return;
+        };
+        super::check_two_instances_started_at_once(&first, &second);
+    }
+}

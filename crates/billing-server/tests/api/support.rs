@@ -84,7 +84,7 @@ impl Reply {
 static SKIP_NOTICE: Once = Once::new();
 
 /// The settings of a test server on `database_url` (`None`: SQLite in `data_dir`).
-fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings {
+pub fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings {
     Settings {
         database: DatabaseSettings {
             config: None,
@@ -103,6 +103,7 @@ fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings {
         admin_password: Some(ADMIN_PASSWORD.into()),
         login_max_failures: 5,
         login_window_seconds: 900,
+        trusted_proxies: None,
         body_limit_bytes: 64 * 1024,
         workers: 2,
         rating_word_limit: None,
@@ -147,6 +148,47 @@ impl TestApp {
         let mut settings = settings_for(data_dir.clone(), database_url);
         adjust(&mut settings);
         Some(Self::start(settings, data_dir, postgres))
+    }
+
+    /// Two instances started at the same moment on one fresh database (a new SQLite file, or a
+    /// new PostgreSQL database): both migrate and look for the first administrator at once.
+    /// The first owns the database (drops it when dropped).
+    pub fn spawn_two_at_once(backend: Backend) -> Option<(TestApp, TestApp)> {
+        let unique = format!("billing_test_{}", uuid::Uuid::new_v4().simple());
+        let data_dir = std::env::temp_dir().join(&unique);
+        let (database_url, postgres) = match backend {
+            Backend::Sqlite => (
+                data_dir.join("billing.db").to_string_lossy().into_owned(),
+                None,
+            ),
+            Backend::Postgres => {
+                let server_url = std::env::var("TEST_DATABASE_URL").ok()?;
+                let url =
+                    billing_persistence::scratch::create_postgres_database(&server_url, &unique)
+                        .expect("create a scratch PostgreSQL database");
+                (url, Some((server_url, unique.clone())))
+            }
+        };
+        let second_dir =
+            std::env::temp_dir().join(format!("billing_test_{}", uuid::Uuid::new_v4().simple()));
+        let barrier = std::sync::Barrier::new(2);
+        let (first, second) = std::thread::scope(|scope| {
+            let start = |data_dir: PathBuf, postgres: Option<(String, String)>| {
+                let settings = settings_for(data_dir.clone(), Some(database_url.clone()));
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    barrier.wait();
+                    Self::start(settings, data_dir, postgres)
+                })
+            };
+            let first = start(data_dir, postgres);
+            let second = start(second_dir, None);
+            (first.join(), second.join())
+        });
+        Some((
+            first.expect("the first instance started"),
+            second.expect("the second instance started"),
+        ))
     }
 
     /// The `DATABASE_URL` of this app's database (a SQLite file path or a PostgreSQL URL), for
@@ -429,23 +471,29 @@ pub fn plain(value: &Value) -> Plain {
 }
 
 /// Declares each test twice: on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
+/// `fn name(app, settings => expression)` changes the server's [`Settings`] first.
 #[macro_export]
 macro_rules! api_test {
-    ($(fn $name:ident($app:ident) $body:block)*) => {
+    ($(fn $name:ident($app:ident $(, $settings:ident => $adjust:expr)?) $body:block)*) => {
         $(
             mod $name {
                 #[allow(unused_imports)]
                 use super::*;
 
+                #[allow(unused_variables)]
+                fn adjust(settings: &mut billing_server::Settings) {
+                    $(let $settings = settings; $adjust;)?
+                }
+
                 #[test]
                 fn sqlite() {
-                    let $app = $crate::support::TestApp::spawn($crate::support::Backend::Sqlite).expect("app");
+                    let $app = $crate::support::TestApp::spawn_with($crate::support::Backend::Sqlite, adjust).expect("app");
                     $body
                 }
 
                 #[test]
                 fn postgres() {
-                    let Some($app) = $crate::support::TestApp::spawn($crate::support::Backend::Postgres) else { return };
+                    let Some($app) = $crate::support::TestApp::spawn_with($crate::support::Backend::Postgres, adjust) else { return };
                     $body
                 }
             }
