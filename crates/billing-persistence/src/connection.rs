@@ -95,11 +95,20 @@ impl DatabaseConfig {
     }
 }
 
+macro_rules! sqlite_settings {
+    () => {
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+    };
+}
+
 /// Settings every SQLite connection gets: wait for locks instead of failing, write-ahead log,
 /// durable commits (an acknowledged write survives a crash), foreign keys enforced. Every
 /// SQLite connection also gets a Unicode `lower` (`list::register_unicode_lower`).
-const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
-     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
+const SQLITE_PRAGMAS: &str = concat!("PRAGMA busy_timeout = 5000; ", sqlite_settings!());
+
+/// [`SQLITE_PRAGMAS`] but the busy timeout: what the start's first connection runs once its own,
+/// longer timeout is set (switching a new file to WAL waits for another process's lock).
+const SQLITE_SETTINGS: &str = sqlite_settings!();
 
 #[derive(Debug)]
 struct ConnectionSetup;
@@ -283,10 +292,11 @@ impl Database {
                 }
                 let mut first = diesel::SqliteConnection::establish(&url)
                     .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-                first.batch_execute(SQLITE_PRAGMAS)?;
-                // Another process migrating the same file holds the write lock for as long as
-                // its migrations take: wait longer than a request would.
+                // Another process starting on the same file holds its lock while it switches
+                // the file to WAL and for as long as its migrations take: wait longer than a
+                // request would, from the first statement on.
                 first.batch_execute(&format!("PRAGMA busy_timeout = {SQLITE_START_BUSY_MS}"))?;
+                first.batch_execute(SQLITE_SETTINGS)?;
                 crate::list::register_unicode_lower(&mut first)?;
                 let applied = first.immediate_transaction(|connection| {
                     run_pending(connection, SQLITE_MIGRATIONS)
