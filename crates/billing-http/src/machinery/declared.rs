@@ -310,7 +310,8 @@ macro_rules! api_resource {
                     );)*
                     let mut errors = ::billing_domain::ValidationErrors::default();
                     $($crate::api_write_only_check!(
-                        $access, errors, ::billing_domain::json_name!($field), $noun, &self.$field, current
+                        $access, $kind $(<$($param),*>)?, errors, ::billing_domain::json_name!($field),
+                        $noun, &self.$field, current
                     );)*
                     $($crate::api_create_only!(
                         [$($modifier)?], errors, $access, $field,
@@ -1078,7 +1079,7 @@ macro_rules! api_serialize_member {
 #[macro_export]
 #[doc(hidden)]
 macro_rules! api_write_only_check {
-    (write_only, $errors:ident, $name:expr, $noun:literal, $input:expr, $current:ident) => {
+    (write_only, $kind:ty, $errors:ident, $name:expr, $noun:literal, $input:expr, $current:ident) => {
         match (($input).as_ref(), $current) {
             (None, None) => $errors.push(
                 $name,
@@ -1087,7 +1088,7 @@ macro_rules! api_write_only_check {
                     $crate::openapi::with_article($noun)
                 ),
             ),
-            (Some(input), _) if input.hash.is_none() => {
+            (Some(input), _) if !<$kind as $crate::machinery::kinds::ApiKind>::prepared(input) => {
                 return Err($crate::error::ApiError::internal(
                     "a write-only value reached the write unprepared",
                 ))
@@ -1095,7 +1096,7 @@ macro_rules! api_write_only_check {
             _ => {}
         }
     };
-    ($access:ident, $errors:ident, $name:expr, $noun:literal, $input:expr, $current:ident) => {};
+    ($access:ident, $kind:ty, $errors:ident, $name:expr, $noun:literal, $input:expr, $current:ident) => {};
 }
 
 /// For a `[create_only]` field, a replace (or patch) that changes the stored value is an error

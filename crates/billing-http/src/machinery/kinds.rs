@@ -36,6 +36,13 @@ pub trait ApiKind: Kind {
     /// A list that must hold at least one element (documented as `minItems: 1`).
     const NON_EMPTY: bool = false;
 
+    /// Whether what a body carried reached the write prepared (a password, hashed by
+    /// `Resource::prepare`): always, for kinds with nothing to prepare.
+    fn prepared(input: &Self::Input) -> bool {
+        let _ = input;
+        true
+    }
+
     /// The domain value of what a body carried (once [`ApiKind::check_input`] passed).
     fn value(input: &Self::Input) -> Self::Value;
 
@@ -263,6 +270,10 @@ impl ApiKind for Password {
         example: "correct horse battery staple",
     };
     const FILTER: FilterKind = FilterKind::String;
+
+    fn prepared(input: &PasswordInput) -> bool {
+        input.hash.is_some()
+    }
 
     /// The hash (empty until made: the write refuses a password that reached it unhashed).
     fn value(input: &PasswordInput) -> String {

@@ -103,6 +103,9 @@ const ROLE_CODES: FieldType = FieldType::Array(&FieldType::Enum(&[
     "READ_ONLY",
 ]));
 
+/// The member naming a key's user: its field, filter, sort key and errors.
+const USER_ID: &str = "userId";
+
 pub struct ApiKeys;
 
 impl Resource for ApiKeys {
@@ -129,7 +132,7 @@ impl Resource for ApiKeys {
     const FIELDS: &'static [Field] = &[
         ID,
         Field::optional(
-            "userId",
+            USER_ID,
             FieldType::Id,
             "The user the key acts as; default the caller. Only an administrator may name another user.",
         )
@@ -181,7 +184,7 @@ impl Resource for ApiKeys {
         .nullable(),
     ];
     const FILTERS: &'static [FilterParam] = &[
-        FilterParam::new("userId", FilterKind::Id, "The keys of one user."),
+        FilterParam::new(USER_ID, FilterKind::Id, "The keys of one user."),
         FilterParam::new("name", FilterKind::String, "Filter on the name."),
         FilterParam::new(
             "createdDate",
@@ -190,7 +193,7 @@ impl Resource for ApiKeys {
         ),
     ];
     const SORT_KEYS: &'static [&'static str] =
-        &["id", "userId", "name", "createdDate", "lastUsedAt"];
+        &["id", USER_ID, "name", "createdDate", "lastUsedAt"];
 
     type Record = ApiKey;
     type Input = ApiKeyInput;
@@ -215,7 +218,7 @@ impl Resource for ApiKeys {
         let mut query = query.clone();
         if !sees_all(caller) {
             query.filters.push(FieldFilter {
-                field: "userId",
+                field: USER_ID,
                 filter: Filter::Id(caller.id),
             });
         }
@@ -246,10 +249,10 @@ impl Resource for ApiKeys {
             ));
         }
         let user = users::find(connection, user_id)?
-            .ok_or_else(|| ApiError::field("userId", format!("user {user_id} does not exist")))?;
+            .ok_or_else(|| ApiError::field(USER_ID, format!("user {user_id} does not exist")))?;
         if !user.active {
             return Err(ApiError::field(
-                "userId",
+                USER_ID,
                 format!("user {user_id} is inactive"),
             ));
         }
