@@ -29,9 +29,14 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
 /// `cargo xtask bench http`.
 pub fn run() -> Result<(), String> {
     let options = Options::from_env()?;
-    crate::cargo(&["build", "--release", "--bin", "billing"])?;
+    if options.binary.is_none() {
+        crate::cargo(&["build", "--release", "--bin", "billing"])?;
+    }
     ensure_wrk()?;
-    let mut reports = vec![bench_backend(&options, None)?];
+    let mut reports = Vec::new();
+    if !options.skip_sqlite {
+        reports.push(bench_backend(&options, None)?);
+    }
     if let Some(admin_url) = options.postgres_admin_url.as_deref() {
         reports.push(bench_backend(&options, Some(admin_url))?);
     }
@@ -46,6 +51,11 @@ struct Options {
     rows: usize,
     seconds: u64,
     postgres_admin_url: Option<String>,
+    /// `BENCH_BINARY`: another build of `billing` to measure (an older one, to compare back
+    /// to back); by default the release build of the checkout, built first.
+    binary: Option<PathBuf>,
+    /// `BENCH_BACKENDS=postgres` measures PostgreSQL only (`sqlite`: SQLite only).
+    skip_sqlite: bool,
 }
 
 impl Options {
@@ -55,7 +65,10 @@ impl Options {
             seconds: env_number("BENCH_SECONDS", 10)?,
             postgres_admin_url: std::env::var("TEST_DATABASE_URL")
                 .ok()
-                .filter(|url| !url.is_empty()),
+                .filter(|url| !url.is_empty())
+                .filter(|_| std::env::var("BENCH_BACKENDS").as_deref() != Ok("sqlite")),
+            binary: std::env::var_os("BENCH_BINARY").map(PathBuf::from),
+            skip_sqlite: std::env::var("BENCH_BACKENDS").as_deref() == Ok("postgres"),
         })
     }
 }
@@ -123,6 +136,7 @@ fn bench_backend(options: &Options, postgres_admin_url: Option<&str>) -> Result<
         None => None,
     };
     let server = Server::start(
+        options.binary.clone(),
         database.as_ref().map(|d| d.url.as_str()),
         server_log_path(backend)?,
     )?;
@@ -265,10 +279,14 @@ pub(crate) struct Server {
 
 impl Server {
     /// The benchmark's server: the release binary pinned to core 0 with one worker.
-    fn start(database_url: Option<&str>, log_path: PathBuf) -> Result<Self, String> {
+    fn start(
+        binary: Option<PathBuf>,
+        database_url: Option<&str>,
+        log_path: PathBuf,
+    ) -> Result<Self, String> {
         std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
         Self::start_with(ServerOptions {
-            binary: workspace_root().join(crate::BILLING_RELEASE),
+            binary: binary.unwrap_or_else(|| workspace_root().join(crate::BILLING_RELEASE)),
             pin_to_core: Some(0),
             workers: 1,
             database_url: database_url.map(str::to_owned),

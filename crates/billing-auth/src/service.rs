@@ -104,6 +104,14 @@ impl AuthService {
         {
             return Err(AuthError::BrandMismatch);
         }
+        // A key this instance found locked within the last second is refused here, on the
+        // async worker, with no trip to the database.
+        if let Some(retry_after) =
+            self.throttle
+                .seen_locked(username, client_address, billing_persistence::now())
+        {
+            return Err(AuthError::TooManyAttempts { retry_after });
+        }
         // The slot is taken before anything is checked, so simultaneous attempts (on any
         // instance) cannot all pass the limit; it counts as a failure unless the attempt
         // succeeds.

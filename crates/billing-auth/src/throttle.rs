@@ -10,7 +10,15 @@
 //! on it counts the same attempts: a guesser spread over several instances behind a load
 //! balancer meets one limit, not one per instance. Each step is one short transaction holding
 //! the keys' locks; none of them waits for a password hash.
+//!
+//! A key this instance has found locked is remembered for up to [`SEEN_LOCK_RECHECK`] (never
+//! past the lock's end), and attempts on it are refused from memory in that time: a flood of
+//! attempts on a locked key costs one transaction a second instead of one each. Settling an
+//! attempt here forgets its keys at once; a slot given back on another instance can keep a key
+//! refused here for up to that second longer.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -40,7 +48,22 @@ pub struct LoginThrottle {
     policy: ThrottlePolicy,
     database: Database,
     reservations: AtomicU64,
+    seen_locks: Mutex<HashMap<String, SeenLock>>,
 }
+
+/// A key found locked: refused from memory until `recheck_at`, told to wait until `until`.
+#[derive(Debug, Clone, Copy)]
+struct SeenLock {
+    until: NaiveDateTime,
+    recheck_at: NaiveDateTime,
+}
+
+/// How long a key found locked is refused from memory before the database is asked again.
+pub const SEEN_LOCK_RECHECK: Duration = Duration::from_secs(1);
+
+/// At most this many locked keys are remembered (when full, expired ones are dropped, and if
+/// none has expired, all of them: forgetting only costs a transaction).
+const SEEN_LOCKS_KEPT: usize = 4096;
 
 /// A slot taken by a sign-in attempt under its username and its address. It counts as a
 /// failure until [`LoginThrottle::succeeded`] or [`LoginThrottle::abandoned`] says otherwise,
@@ -74,6 +97,69 @@ impl LoginThrottle {
             policy,
             database,
             reservations: AtomicU64::new(0),
+            seen_locks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn seen_locks(&self) -> std::sync::MutexGuard<'_, HashMap<String, SeenLock>> {
+        // The map holds no invariant a panic could break halfway.
+        self.seen_locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `Some(wait)` when this instance found `username` or `address` locked less than
+    /// [`SEEN_LOCK_RECHECK`] before `now`: the attempt is refused without the database. Does
+    /// not block: call it on the async workers before [`LoginThrottle::reserve`].
+    pub fn seen_locked(
+        &self,
+        username: &str,
+        address: &str,
+        now: NaiveDateTime,
+    ) -> Option<Duration> {
+        self.seen_lock(&[&username_key(username), &address_key(address)], now)
+    }
+
+    fn seen_lock(&self, keys: &[&str], now: NaiveDateTime) -> Option<Duration> {
+        let seen = self.seen_locks();
+        if seen.is_empty() {
+            return None;
+        }
+        keys.iter()
+            .filter_map(|key| seen.get(*key))
+            .filter(|lock| now < lock.recheck_at)
+            .map(|lock| {
+                (lock.until - now)
+                    .to_std()
+                    .unwrap_or_default()
+                    .max(Duration::from_secs(1))
+            })
+            .max()
+    }
+
+    fn remember_lock(&self, key: &str, now: NaiveDateTime, wait: Duration) {
+        let until = now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::zero());
+        let recheck = chrono::Duration::from_std(SEEN_LOCK_RECHECK).unwrap_or_default();
+        let lock = SeenLock {
+            until,
+            recheck_at: (now + recheck).min(until),
+        };
+        let mut seen = self.seen_locks();
+        if seen.len() >= SEEN_LOCKS_KEPT {
+            seen.retain(|_, lock| now < lock.recheck_at);
+            if seen.len() >= SEEN_LOCKS_KEPT {
+                seen.clear();
+            }
+        }
+        seen.insert(key.to_owned(), lock);
+    }
+
+    fn forget_locks(&self, keys: &[&str]) {
+        let mut seen = self.seen_locks();
+        if !seen.is_empty() {
+            for key in keys {
+                seen.remove(*key);
+            }
         }
     }
 
@@ -102,7 +188,7 @@ impl LoginThrottle {
 
     /// Takes a slot for a sign-in attempt at `now`, or `Ok(Err(wait))` when the username or
     /// the address is locked now. Checking and taking happen in one transaction holding both
-    /// keys' locks.
+    /// keys' locks (unless this instance found one of them locked within the last second).
     pub fn reserve(
         &self,
         username: &str,
@@ -111,19 +197,26 @@ impl LoginThrottle {
     ) -> Result<Result<Reservation, Duration>, PersistenceError> {
         let (username_key, address_key) = (username_key(username), address_key(address));
         let keys = [username_key.as_str(), address_key.as_str()];
+        if let Some(wait) = self.seen_lock(&keys, now) {
+            return Ok(Err(wait));
+        }
+        let limits = [self.policy.per_username, self.policy.per_address];
         let taken = self.database.write(|c| {
             sign_in_attempts::lock_keys(c, &keys)?;
             sign_in_attempts::prune_keys(c, &keys, now - self.window())?;
-            if let Some(wait) = self.full(c, &username_key, self.policy.per_username, now)? {
-                return Ok(Err(wait));
-            }
-            if let Some(wait) = self.full(c, &address_key, self.policy.per_address, now)? {
-                return Ok(Err(wait));
+            for (key, limit) in keys.iter().zip(limits) {
+                if let Some(wait) = self.full(c, key, limit, now)? {
+                    return Ok(Err((*key, wait)));
+                }
             }
             let username_slot = sign_in_attempts::insert(c, &username_key, now)?;
             let address_slot = sign_in_attempts::insert(c, &address_key, now)?;
             Ok::<_, PersistenceError>(Ok((username_slot, address_slot)))
         })?;
+        let taken = taken.map_err(|(key, wait)| {
+            self.remember_lock(key, now, wait);
+            wait
+        });
         if self.reservations.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
             // Keys nobody tries again: removed in a statement of its own, and only logged if
             // it fails (another instance may be doing the same).
@@ -154,7 +247,9 @@ impl LoginThrottle {
             sign_in_attempts::lock_keys(c, &[&reservation.username_key, &reservation.address_key])?;
             sign_in_attempts::clear(c, &reservation.username_key)?;
             sign_in_attempts::delete(c, &[reservation.address_slot])
-        })
+        })?;
+        self.forget_locks(&[&reservation.username_key, &reservation.address_key]);
+        Ok(())
     }
 
     /// No password was verified (the hashing pool was busy, storage failed): both slots are
@@ -163,7 +258,9 @@ impl LoginThrottle {
         self.database.write(|c| {
             sign_in_attempts::lock_keys(c, &[&reservation.username_key, &reservation.address_key])?;
             sign_in_attempts::delete(c, &[reservation.username_slot, reservation.address_slot])
-        })
+        })?;
+        self.forget_locks(&[&reservation.username_key, &reservation.address_key]);
+        Ok(())
     }
 }
 
@@ -277,6 +374,55 @@ mod tests {
         let slot = reserve(&throttle, "alice", "a", now).expect("room");
         throttle.abandoned(slot).expect("storage");
         assert!(reserve(&throttle, "alice", "a", now).is_ok());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_key_found_locked_is_refused_from_memory_for_a_second() {
+        let (throttle, dir) = throttle(1, 10);
+        let now = at(0);
+        let slot = reserve(&throttle, "alice", "a", now).expect("room");
+        throttle.failed(slot);
+        assert!(reserve(&throttle, "alice", "b", now).is_err(), "locked");
+        // Another instance gives the slot back: this one does not look for a second.
+        throttle
+            .database
+            .write(|c| sign_in_attempts::clear(c, &username_key("alice")))
+            .expect("storage");
+        let wait = throttle.seen_locked("alice", "c", now + chrono::Duration::milliseconds(900));
+        assert_eq!(
+            wait,
+            Some(Duration::from_millis(59_100)),
+            "until the lock's own end"
+        );
+        assert!(
+            reserve(&throttle, "alice", "c", now).is_err(),
+            "from memory"
+        );
+        assert_eq!(
+            throttle.seen_locked("bob", "c", now),
+            None,
+            "other keys are asked"
+        );
+        let later = now + chrono::Duration::seconds(1);
+        assert_eq!(throttle.seen_locked("alice", "c", later), None);
+        let slot = reserve(&throttle, "alice", "c", later).expect("the database says free");
+        throttle.failed(slot);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn settling_an_attempt_forgets_its_keys_locks() {
+        let (throttle, dir) = throttle(1, 10);
+        let now = at(0);
+        let slot = reserve(&throttle, "alice", "a", now).expect("room");
+        assert!(
+            reserve(&throttle, "alice", "b", now).is_err(),
+            "in progress"
+        );
+        throttle.succeeded(slot).expect("storage");
+        assert_eq!(throttle.seen_locked("alice", "b", now), None);
+        assert!(reserve(&throttle, "alice", "b", now).is_ok());
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -27,12 +27,20 @@ pub fn openapi_document() -> serde_json::Value {
     openapi::document(&resources::documentation())
 }
 
-async fn unknown_route(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
-    Err(ApiError::not_found(format!(
+/// The path every resource is served under.
+pub const API_BASE: &str = "/v1";
+
+async fn unknown_route_handler(request: HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    Err(unknown_route(&request))
+}
+
+/// The 404 of a path no route serves.
+pub(crate) fn unknown_route(request: &HttpRequest) -> ApiError {
+    ApiError::not_found(format!(
         "no route for {} {}",
         request.method(),
         request.path()
-    )))
+    ))
 }
 
 /// A path served by one method; any other method gets a problem+json 405 with `Allow`.
@@ -71,7 +79,7 @@ pub fn metrics_application(
         .app_data(state)
         .wrap(from_fn(request_context::middleware))
         .service(metrics_route())
-        .default_service(web::to(unknown_route))
+        .default_service(web::to(unknown_route_handler))
 }
 
 /// The whole application, ready for `HttpServer::new`.
@@ -106,7 +114,7 @@ pub fn application(
             }
         })
         .service(
-            web::scope("/v1")
+            web::scope(API_BASE)
                 .service(single(
                     "/authenticate",
                     "POST",
@@ -148,5 +156,5 @@ pub fn application(
             web::get().to(routes::documentation::home),
         ))
         .service(routes::documentation::swagger_ui())
-        .default_service(web::to(unknown_route))
+        .default_service(web::to(unknown_route_handler))
 }

@@ -9,6 +9,12 @@ use actix_web::middleware::Next;
 use std::cell::Cell;
 use std::time::Instant;
 
+/// Set by the item handler of a resource (`machinery::handlers`, reached as its scope's default
+/// service, so the router knows no pattern): the resource's path, for the route label
+/// `/v1/{path}/{id}`.
+#[derive(Debug, Clone, Copy)]
+pub struct ItemRoute(pub &'static str);
+
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 #[derive(Debug, Clone, Default)]
@@ -81,10 +87,13 @@ pub async fn middleware(
         .await;
     let mut response = response?;
     if let Some(state) = state {
-        let route = response
-            .request()
-            .match_pattern()
-            .unwrap_or_else(|| "unmatched".to_owned());
+        let served = response.request();
+        let route = served.match_pattern().unwrap_or_else(|| {
+            match actix_web::HttpMessage::extensions(served).get::<ItemRoute>() {
+                Some(ItemRoute(path)) => format!("{}/{path}/{{id}}", crate::API_BASE),
+                None => "unmatched".to_owned(),
+            }
+        });
         state.metrics.record(
             method.as_str(),
             &route,

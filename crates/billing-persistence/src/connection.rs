@@ -120,6 +120,8 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup 
                 .batch_execute(SQLITE_PRAGMAS)
                 .map_err(diesel::r2d2::Error::QueryError)?;
             crate::list::register_unicode_lower(sqlite).map_err(diesel::r2d2::Error::QueryError)?;
+            crate::counts::register_connection_id(sqlite)
+                .map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
     }
@@ -357,6 +359,19 @@ impl Database {
     {
         let mut connection = self.pool.get().map_err(PersistenceError::from)?;
         work(&mut connection)
+    }
+
+    /// Runs `work` at once on an idle pooled connection, on the calling thread, outside any
+    /// explicit transaction; gives `work` back when no connection is idle (nothing waits for
+    /// one, and no connection is opened).
+    pub fn read_if_idle<W, T, E>(&self, work: W) -> Result<Result<T, E>, W>
+    where
+        W: FnOnce(&mut DbConnection) -> Result<T, E>,
+    {
+        match self.pool.try_get() {
+            Some(mut connection) => Ok(work(&mut connection)),
+            None => Err(work),
+        }
     }
 
     /// Runs `work` in one write transaction: all of it commits, or none of it.

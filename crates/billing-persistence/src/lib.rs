@@ -5,6 +5,7 @@
 //! sees HTTP. Money and rates are stored as scaled integers, never floats.
 
 pub mod connection;
+pub mod counts;
 pub mod error;
 #[macro_use]
 pub mod list;

@@ -139,10 +139,10 @@ macro_rules! stored_resource {
                 Ok(deleted == 1)
             }
 
-            /// One page of rows matching the query and visible in `scope` (one count and,
-            /// unless the page is past the end, one select), and how many rows match in all.
-            /// A declaration with a `scope` section filters on that column in SQL; others show
-            /// every row whatever the scope.
+            /// One page of rows matching the query and visible in `scope` (one select and,
+            /// unless the page says the total, one count: see [`crate::counts`]), and how many
+            /// rows match in all. A declaration with a `scope` section filters on that column
+            /// in SQL; others show every row whatever the scope.
             #[allow(unused_variables)]
             pub fn list(
                 connection: &mut $crate::DbConnection,
@@ -150,22 +150,13 @@ macro_rules! stored_resource {
                 scope: &::billing_domain::roles::ContractOwnerScope,
             ) -> PersistenceResult<(Vec<Row>, i64)> {
                 use ::diesel::prelude::*;
-                let counted = $crate::declared_filters!(
-                    $table::table.count().into_boxed(), &query.filters, $table,
-                    { $($field $(as $sname)? : $access $kind,)* },
-                    { $($($xname => $xkind($($xcolumn)+),)*)? }
-                );
-                let total: i64 = $crate::scope_filter!(counted, scope, $($table::$scope $(, $stable . $sowner)*)?)
-                    .get_result(connection)?;
-                if total == 0 || query.page.is_some_and(|page| page.offset() >= total) {
-                    return Ok((Vec::new(), total));
-                }
                 let filtered = $crate::declared_filters!(
                     $table::table.select(Row::as_select()).into_boxed(), &query.filters, $table,
                     { $($field $(as $sname)? : $access $kind,)* },
                     { $($($xname => $xkind($($xcolumn)+),)*)? }
                 );
-                let mut sorted = $crate::scope_filter!(filtered, scope, $($table::$scope $(, $stable . $sowner)*)?);
+                let scoped = $crate::scope_filter!(filtered, scope, $($table::$scope $(, $stable . $sowner)*)?);
+                let mut sorted = $crate::list::OrderTerms::new();
                 for key in &query.sort {
                     let name = key.field;
                     if name == "id" {
@@ -184,11 +175,27 @@ macro_rules! stored_resource {
                     )*)?
                     return Err($crate::PersistenceError::UnknownField(name.to_owned()));
                 }
-                let mut sorted = sorted.then_order_by($table::id.asc());
+                let mut sorted = scoped.order_by(sorted.then_order_by($table::id.asc()));
                 if let Some(page) = query.page {
                     sorted = sorted.limit(page.limit()).offset(page.offset());
                 }
-                Ok((sorted.load::<Row>(connection)?, total))
+                let rows = sorted.load::<Row>(connection)?;
+                let total = $crate::counts::total(
+                    connection,
+                    query.page,
+                    rows.len(),
+                    || $crate::counts::key(stringify!($table), &query.filters, scope),
+                    |connection| {
+                        let counted = $crate::declared_filters!(
+                            $table::table.count().into_boxed(), &query.filters, $table,
+                            { $($field $(as $sname)? : $access $kind,)* },
+                            { $($($xname => $xkind($($xcolumn)+),)*)? }
+                        );
+                        Ok($crate::scope_filter!(counted, scope, $($table::$scope $(, $stable . $sowner)*)?)
+                            .get_result(connection)?)
+                    },
+                )?;
+                Ok((rows, total))
             }
         }
         pub use self::stored::*;
