@@ -245,7 +245,17 @@ pub async fn list<R: Resource>(
             R::list(c, caller, &params.query)
         })
         .await?;
-    let rows = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+    // Without `fields`, the records are written straight to JSON text: through a
+    // `serde_json::Value` per record, half the time of a page of 100 went to building and
+    // writing those values.
+    let body = match &params.fields {
+        None => serde_json::to_vec(&records),
+        Some(_) => {
+            let rows = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+            serde_json::to_vec(&project(rows, &params.fields))
+        }
+    }
+    .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
     let page = params.query.page.unwrap_or(PageRequest {
         page: 1,
         page_size: 1,
@@ -253,7 +263,8 @@ pub async fn list<R: Resource>(
     Ok(HttpResponse::Ok()
         .insert_header(("X-Total-Count", total.to_string()))
         .insert_header((header::LINK, link_header(&request, &pairs, page, total)))
-        .json(project(rows, &params.fields)))
+        .content_type("application/json")
+        .body(body))
 }
 
 pub async fn exists<R: Resource>(
