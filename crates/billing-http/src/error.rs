@@ -8,7 +8,6 @@ use actix_web::{HttpResponse, ResponseError};
 use billing_auth::AuthError;
 use billing_domain::{FieldError, ValidationErrors};
 use billing_persistence::PersistenceError;
-use serde_json::json;
 
 use crate::request_context;
 
@@ -198,6 +197,31 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+/// The problem+json body (RFC 9457 members, then `requestId`, then `error` and `message` for
+/// clients of the original platform, then `errors` on validation failures), in this order.
+#[derive(serde::Serialize)]
+struct ProblemBody<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    title: &'a str,
+    status: u16,
+    detail: &'a str,
+    instance: &'a str,
+    #[serde(rename = "requestId")]
+    request_id: &'a str,
+    error: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    errors: Vec<FieldErrorBody<'a>>,
+}
+
+/// One member of `errors`.
+#[derive(serde::Serialize)]
+struct FieldErrorBody<'a> {
+    field: &'a str,
+    message: &'a str,
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         self.0.status
@@ -209,24 +233,25 @@ impl ResponseError for ApiError {
             tracing::error!(request_id = %context.request_id, status = self.0.status.as_u16(), %cause, "request failed");
         }
         let title = self.0.status.canonical_reason().unwrap_or("Error");
-        let mut body = json!({
-            "type": "about:blank",
-            "title": title,
-            "status": self.0.status.as_u16(),
-            "detail": self.0.detail,
-            "instance": context.path,
-            "requestId": context.request_id,
-            "error": title,
-            "message": self.0.detail,
-        });
-        if !self.0.errors.is_empty() {
-            body["errors"] = self
+        let body = ProblemBody {
+            kind: "about:blank",
+            title,
+            status: self.0.status.as_u16(),
+            detail: &self.0.detail,
+            instance: &context.path,
+            request_id: &context.request_id,
+            error: title,
+            message: &self.0.detail,
+            errors: self
                 .0
                 .errors
                 .iter()
-                .map(|error| json!({ "field": error.field, "message": error.message }))
-                .collect();
-        }
+                .map(|error| FieldErrorBody {
+                    field: &error.field,
+                    message: &error.message,
+                })
+                .collect(),
+        };
         let mut response = HttpResponse::build(self.0.status);
         response.content_type("application/problem+json");
         if let Some(allow) = &self.0.allow {
@@ -247,7 +272,9 @@ impl ResponseError for ApiError {
                 response.insert_header((header::WWW_AUTHENTICATE, value));
             }
         }
-        response.body(body.to_string())
+        // Written straight to JSON text from borrowed parts (through a `serde_json::Value`, a
+        // refused sign-in spent a fifth of its time here).
+        response.body(serde_json::to_vec(&body).unwrap_or_default())
     }
 }
 
