@@ -87,13 +87,17 @@ pub async fn middleware(
         .await;
     let mut response = response?;
     if let Some(state) = state {
+        // An item names its route itself (the router would walk its whole map to find none).
         let served = response.request();
-        let route = served.match_pattern().unwrap_or_else(|| {
-            match actix_web::HttpMessage::extensions(served).get::<ItemRoute>() {
-                Some(ItemRoute(path)) => format!("{}/{path}/{{id}}", crate::API_BASE),
-                None => "unmatched".to_owned(),
-            }
-        });
+        let item = actix_web::HttpMessage::extensions(served)
+            .get::<ItemRoute>()
+            .copied();
+        let route = match item {
+            Some(ItemRoute(path)) => format!("{}/{path}/{{id}}", crate::API_BASE),
+            None => served
+                .match_pattern()
+                .unwrap_or_else(|| "unmatched".to_owned()),
+        };
         state.metrics.record(
             method.as_str(),
             &route,
