@@ -122,7 +122,24 @@ impl RunQueryDsl<diesel::PgConnection> for PostgresDataState {}
 
 /// The token of what `connection` sees now; `None` when it cannot be read (a connection not
 /// set up by the pool has no `billing_connection_id`): the count is then not remembered.
+///
+/// Also `None` inside a transaction: its count sees its own uncommitted writes, which neither
+/// token shows (on SQLite a rollback leaves `total_changes()` and `data_version` as they were;
+/// on PostgreSQL the snapshot does not list the transaction itself), so such a count must not
+/// be given to the same connection after a rollback, nor to another connection.
 fn data_state(connection: &mut DbConnection) -> Option<DataState> {
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    let outside_transactions = match connection {
+        DbConnection::Sqlite(sqlite) => {
+            AnsiTransactionManager::transaction_manager_status_mut(sqlite).transaction_depth()
+        }
+        DbConnection::Postgres(postgres) => {
+            AnsiTransactionManager::transaction_manager_status_mut(postgres).transaction_depth()
+        }
+    };
+    if !matches!(outside_transactions, Ok(None)) {
+        return None;
+    }
     match connection {
         DbConnection::Sqlite(sqlite) => SqliteDataState
             .get_result::<(i64, i64, i64)>(sqlite)
@@ -316,6 +333,78 @@ mod tests {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
+    }
+
+    /// `SELECT count(*) FROM t` as the count of a full page of key `key`.
+    fn count_of_t(connection: &mut DbConnection, key: &'static str) -> i64 {
+        total(
+            connection,
+            page(1, 1),
+            1,
+            || super::key(key, &"", &""),
+            |connection| {
+                Ok(diesel::dsl::sql::<BigInt>("SELECT count(*) FROM t").get_result(connection)?)
+            },
+        )
+        .expect("total")
+    }
+
+    #[test]
+    fn a_count_taken_in_a_transaction_that_rolls_back_is_not_used_again() {
+        use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+        let mut connection = sqlite();
+        if let DbConnection::Sqlite(sqlite) = &mut connection {
+            sqlite
+                .batch_execute("CREATE TABLE t (x INTEGER)")
+                .expect("table");
+        }
+        let key = "counts_test_rolled_back";
+        assert_eq!(count_of_t(&mut connection, key), 0);
+        let DbConnection::Sqlite(sqlite) = &mut connection else {
+            unreachable!()
+        };
+        AnsiTransactionManager::begin_transaction(sqlite).expect("begin");
+        sqlite
+            .batch_execute("INSERT INTO t VALUES (1)")
+            .expect("write");
+        assert_eq!(
+            count_of_t(&mut connection, key),
+            1,
+            "its own uncommitted row"
+        );
+        let DbConnection::Sqlite(sqlite) = &mut connection else {
+            unreachable!()
+        };
+        AnsiTransactionManager::rollback_transaction(sqlite).expect("rollback");
+        assert_eq!(
+            count_of_t(&mut connection, key),
+            0,
+            "the row was rolled back"
+        );
+    }
+
+    #[test]
+    fn a_count_taken_in_an_open_postgres_transaction_is_not_given_to_others() {
+        use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+        let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
+            return;
+        };
+        let name = format!("billing_counts_{}", uuid::Uuid::new_v4().simple());
+        let url = crate::scratch::create_postgres_database(&server, &name).expect("database");
+        let open = || DbConnection::Postgres(diesel::PgConnection::establish(&url).expect("pg"));
+        let (mut writer, mut reader) = (open(), open());
+        if let DbConnection::Postgres(pg) = &mut writer {
+            pg.batch_execute("CREATE TABLE t (x INTEGER)")
+                .expect("table");
+            AnsiTransactionManager::begin_transaction(pg).expect("begin");
+            pg.batch_execute("INSERT INTO t VALUES (1)").expect("write");
+        }
+        let key = "counts_test_uncommitted";
+        assert_eq!(count_of_t(&mut writer, key), 1, "its own uncommitted row");
+        let seen = count_of_t(&mut reader, key);
+        drop((writer, reader));
+        let _ = crate::scratch::drop_postgres_database(&server, &name);
+        assert_eq!(seen, 0, "another connection sees no uncommitted row");
     }
 
     #[test]

@@ -84,12 +84,12 @@ impl ReadCaller {
     }
 
     /// [`ReadCaller::read`] for work of a bounded size (one record by its id, with its owned
-    /// lists and shown records): on SQLite it runs on the async worker itself when a pooled
-    /// connection is idle, which saves the two thread hand-offs of a trip to the blocking
-    /// pool (about a fifth of a get by id). A SQLite read in WAL mode does not wait for
-    /// writers, and the file's pages are in memory once read. Lists, whose filters may scan a
-    /// whole table, and everything on PostgreSQL (a round trip to the server) keep to the
-    /// blocking pool. A panic in `work` is a 500, as on the blocking pool.
+    /// lists and shown records): on SQLite, for a caller known from memory, it runs on the
+    /// async worker itself when a pooled connection is idle, which saves the two thread
+    /// hand-offs of a trip to the blocking pool (about a fifth of a get by id). A SQLite read in
+    /// WAL mode does not wait for writers, and the file's pages are in memory once read. Lists,
+    /// whose filters may scan a whole table, and everything on PostgreSQL (a round trip to the
+    /// server) keep to the blocking pool. A panic in `work` is a 500, as on the blocking pool.
     pub async fn read_one<P, T>(
         self,
         state: &AppState,
@@ -103,7 +103,11 @@ impl ReadCaller {
         P: Send + 'static,
         T: Send + 'static,
     {
-        let inline = state.database.backend() == billing_persistence::Backend::Sqlite;
+        // Only for a caller known from memory: reading an unknown caller may write (an API
+        // key's use is noted), and a write waits for SQLite's lock (busy_timeout, 5 s), which
+        // must not happen on an async worker.
+        let inline = state.database.backend() == billing_persistence::Backend::Sqlite
+            && matches!(self.0, Bearer::Known(_));
         self.run(state, permission, parsed, work, inline).await
     }
 

@@ -22,6 +22,7 @@ mod rating_lookups;
 mod reference_data_import;
 mod reference_data_source_charge_groups;
 mod reference_data_sources;
+mod review_findings;
 mod scale_out;
 mod sites;
 mod users;
