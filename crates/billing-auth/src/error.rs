@@ -28,3 +28,12 @@ pub enum AuthError {
     #[error("internal authentication failure: {0}")]
     Internal(String),
 }
+
+impl billing_persistence::StorageError for AuthError {
+    fn storage_fault(&self) -> Option<billing_persistence::StorageFault> {
+        match self {
+            AuthError::Storage(storage) => storage.fault(),
+            _ => None,
+        }
+    }
+}

@@ -136,12 +136,14 @@ impl AuthService {
         let database = self.database.clone();
         let lifetime = self.config.refresh_token_lifetime;
         let (refresh, user) = blocking(move || {
-            Ok(database.write(|c| {
-                users::record_login(c, user.id, billing_persistence::now())?;
-                let family = uuid::Uuid::new_v4().to_string();
-                let refresh = store_refresh_token(c, user.id, family, lifetime)?;
-                Ok::<_, PersistenceError>((refresh, user))
-            })?)
+            Ok(database
+                .write(|c| {
+                    users::record_login(c, user.id, billing_persistence::now())?;
+                    let family = uuid::Uuid::new_v4().to_string();
+                    let refresh = store_refresh_token(c, user.id, family, lifetime)?;
+                    Ok::<_, PersistenceError>(refresh)
+                })
+                .map(|refresh| (refresh, user))?)
         })
         .await?;
         self.pair(&user, refresh)

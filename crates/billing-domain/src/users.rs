@@ -89,6 +89,23 @@ pub fn parse_roles(field: &str, codes: &[String]) -> Result<Vec<Role>, Validatio
     Ok(roles)
 }
 
+/// An ADMINISTRATOR manages users, so it could lift any limit set on itself: contract owners
+/// cannot limit it (docs/api.md, "Users"). `field` names the contract owners in errors.
+pub fn check_contract_owner_limit(
+    field: &str,
+    roles: &[String],
+    contract_owner_count: usize,
+) -> Result<(), ValidationErrors> {
+    if contract_owner_count > 0 && roles.iter().any(|code| code == Role::Administrator.code()) {
+        return Err(ValidationErrors::single(
+            field,
+            "an ADMINISTRATOR cannot be limited to contract owners (it manages users, so it \
+             could lift the limit); leave this empty, or give the user other roles",
+        ));
+    }
+    Ok(())
+}
+
 /// A username (kind): 1..100 letters, digits and `._@-`.
 pub struct Username;
 
@@ -152,6 +169,17 @@ impl crate::kinds::Kind for RoleCodes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_administrator_is_never_limited_to_contract_owners() {
+        let admin = ["ADMINISTRATOR".to_owned(), "READ_ONLY".to_owned()];
+        assert!(check_contract_owner_limit("contractOwnerIds", &admin, 0).is_ok());
+        assert!(
+            check_contract_owner_limit("contractOwnerIds", &["READ_ONLY".to_owned()], 2).is_ok()
+        );
+        let refused = check_contract_owner_limit("contractOwnerIds", &admin, 1).unwrap_err();
+        insta::assert_snapshot!(refused.to_string(), @"contractOwnerIds: an ADMINISTRATOR cannot be limited to contract owners (it manages users, so it could lift the limit); leave this empty, or give the user other roles");
+    }
 
     #[test]
     fn usernames() {

@@ -7,7 +7,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use billing_auth::AuthError;
 use billing_domain::{FieldError, ValidationErrors};
-use billing_persistence::PersistenceError;
+use billing_persistence::{PersistenceError, StorageError, StorageFault};
 
 use crate::request_context;
 
@@ -26,6 +26,9 @@ struct Problem {
     bearer_error: Option<&'static str>,
     /// The cause of a 5xx, logged and never shown.
     cause: Option<String>,
+    /// The storage fault this error came from, kept through every change of its wording so
+    /// that `Database` can run a lost race again or drop a lost connection.
+    fault: Option<StorageFault>,
 }
 
 impl ApiError {
@@ -38,6 +41,7 @@ impl ApiError {
             retry_after: None,
             bearer_error: None,
             cause: None,
+            fault: None,
         }))
     }
 
@@ -136,6 +140,18 @@ impl ApiError {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("the request body is larger than {limit} bytes"),
+        )
+    }
+
+    /// 408: the body did not arrive in time. The connection is closed after the answer (the
+    /// rest of the body is never read).
+    pub fn request_timeout(timeout: std::time::Duration) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} seconds",
+                timeout.as_secs()
+            ),
         )
     }
 
@@ -303,7 +319,18 @@ impl From<PersistenceError> for ApiError {
             PersistenceError::ForeignKeyViolation { .. } => ApiError::conflict(
                 "the record is still referenced by other records, or refers to a missing one",
             ),
-            PersistenceError::Unavailable(cause) => ApiError::unavailable(cause),
+            PersistenceError::Unavailable(cause) => {
+                ApiError::unavailable(cause).with(|p| p.fault = Some(StorageFault::Unavailable))
+            }
+            PersistenceError::WriteConflict(cause) => ApiError::conflict(format!(
+                "other requests changed the same records at the same moment, {} times running; \
+                 send the request again",
+                billing_persistence::WRITE_ATTEMPTS
+            ))
+            .with(|p| {
+                p.fault = Some(StorageFault::WriteConflict);
+                p.cause = Some(cause);
+            }),
             other => ApiError::internal(other.to_string()),
         }
     }
@@ -361,6 +388,12 @@ fn describe_constraint(constraint: &str) -> &'static str {
         .iter()
         .find(|(needle, _)| constraint.contains(needle))
         .map_or("unique fields", |(_, words)| words)
+}
+
+impl StorageError for ApiError {
+    fn storage_fault(&self) -> Option<StorageFault> {
+        self.0.fault
+    }
 }
 
 impl From<AuthError> for ApiError {

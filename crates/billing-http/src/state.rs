@@ -8,14 +8,18 @@ use billing_persistence::Database;
 
 #[derive(Debug, Clone, Copy)]
 pub struct HttpLimits {
-    /// The largest request body accepted, in bytes.
+    /// The largest request body accepted, in bytes (and the most a JSON Patch may grow a
+    /// document to).
     pub body_bytes: usize,
+    /// The longest a request body may take to arrive, whole (408 past it).
+    pub body_timeout: std::time::Duration,
 }
 
 impl Default for HttpLimits {
     fn default() -> Self {
         Self {
             body_bytes: 1024 * 1024,
+            body_timeout: std::time::Duration::from_secs(30),
         }
     }
 }

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool};
+use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use crate::error::{PersistenceError, PersistenceResult};
+use crate::error::{PersistenceError, PersistenceResult, StorageError, StorageFault};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -106,6 +106,9 @@ macro_rules! sqlite_settings {
 /// SQLite connection also gets a Unicode `lower` (`list::register_unicode_lower`).
 const SQLITE_PRAGMAS: &str = concat!("PRAGMA busy_timeout = 5000; ", sqlite_settings!());
 
+/// The busy timeout of a pooled SQLite connection (as in [`SQLITE_PRAGMAS`]).
+const SQLITE_BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 5000";
+
 /// [`SQLITE_PRAGMAS`] but the busy timeout: what the start's first connection runs once its own,
 /// longer timeout is set (switching a new file to WAL waits for another process's lock).
 const SQLITE_SETTINGS: &str = sqlite_settings!();
@@ -113,9 +116,9 @@ const SQLITE_SETTINGS: &str = sqlite_settings!();
 #[derive(Debug)]
 struct ConnectionSetup;
 
-impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup {
-    fn on_acquire(&self, connection: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
-        if let DbConnection::Sqlite(sqlite) = connection {
+impl CustomizeConnection<Pooled, diesel::r2d2::Error> for ConnectionSetup {
+    fn on_acquire(&self, connection: &mut Pooled) -> Result<(), diesel::r2d2::Error> {
+        if let DbConnection::Sqlite(sqlite) = &mut connection.connection {
             sqlite
                 .batch_execute(SQLITE_PRAGMAS)
                 .map_err(diesel::r2d2::Error::QueryError)?;
@@ -124,6 +127,56 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for ConnectionSetup 
                 .map_err(diesel::r2d2::Error::QueryError)?;
         }
         Ok(())
+    }
+}
+
+/// A pooled connection, and whether it was lost: the server closed it, restarted or went
+/// away. A lost connection is dropped by the pool instead of being handed out again.
+pub struct Pooled {
+    connection: DbConnection,
+    lost: bool,
+}
+
+/// Opens connections with the backend the URL names (so a failure says why: "connection
+/// refused", not diesel's "Invalid connection url for multiconnection"), and tells the pool
+/// which ones to drop.
+#[derive(Debug)]
+struct Manager {
+    backend: Backend,
+    url: String,
+}
+
+impl ManageConnection for Manager {
+    type Connection = Pooled;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<Pooled, Self::Error> {
+        let connection = match self.backend {
+            Backend::Postgres => {
+                diesel::PgConnection::establish(&self.url).map(DbConnection::Postgres)
+            }
+            Backend::Sqlite => {
+                diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite)
+            }
+        }
+        .map_err(diesel::r2d2::Error::ConnectionError)?;
+        Ok(Pooled {
+            connection,
+            lost: false,
+        })
+    }
+
+    fn is_valid(&self, pooled: &mut Pooled) -> Result<(), Self::Error> {
+        pooled
+            .connection
+            .batch_execute("SELECT 1")
+            .map_err(diesel::r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, pooled: &mut Pooled) -> bool {
+        pooled.lost
+            || std::thread::panicking()
+            || diesel::r2d2::R2D2Connection::is_broken(&mut pooled.connection)
     }
 }
 
@@ -229,7 +282,7 @@ impl std::fmt::Debug for StartLock {
 /// The connection pool; cheap to clone.
 #[derive(Clone)]
 pub struct Database {
-    pool: Pool<ConnectionManager<DbConnection>>,
+    pool: Pool<Manager>,
     backend: Backend,
     events: Arc<PoolEvents>,
 }
@@ -313,7 +366,7 @@ impl Database {
             .test_on_check_out(false)
             .connection_customizer(Box::new(ConnectionSetup))
             .event_handler(Box::new(SharedEvents(events.clone())))
-            .build(ConnectionManager::new(url))
+            .build(Manager { backend, url })
             .map_err(|e| PersistenceError::Connection(e.to_string()))?;
         Ok((
             Self {
@@ -355,10 +408,10 @@ impl Database {
     /// Runs `work` on one pooled connection, outside any explicit transaction.
     pub fn read<T, E>(&self, work: impl FnOnce(&mut DbConnection) -> Result<T, E>) -> Result<T, E>
     where
-        E: From<PersistenceError>,
+        E: StorageError,
     {
-        let mut connection = self.pool.get().map_err(PersistenceError::from)?;
-        work(&mut connection)
+        let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
+        run_noting_loss(&mut pooled, work)
     }
 
     /// Runs `work` at once on an idle pooled connection, on the calling thread, outside any
@@ -367,57 +420,105 @@ impl Database {
     pub fn read_if_idle<W, T, E>(&self, work: W) -> Result<Result<T, E>, W>
     where
         W: FnOnce(&mut DbConnection) -> Result<T, E>,
+        E: StorageError,
     {
         match self.pool.try_get() {
-            Some(mut connection) => Ok(work(&mut connection)),
+            Some(mut pooled) => Ok(run_noting_loss(&mut pooled, work)),
             None => Err(work),
         }
     }
 
-    /// Runs `work` in one write transaction: all of it commits, or none of it.
+    /// Runs `work` in one write transaction: all of it commits, or none of it. Every rule a
+    /// write checks against other rows holds when writers race (docs/ARCHITECTURE.md,
+    /// "Invariants"):
     ///
-    /// On SQLite the transaction is `BEGIN IMMEDIATE`, so a read-then-write never fails halfway
-    /// on a lock upgrade; writers queue on the busy timeout instead.
-    pub fn write<T, E>(&self, work: impl FnOnce(&mut DbConnection) -> Result<T, E>) -> Result<T, E>
+    /// - on SQLite the transaction is `BEGIN IMMEDIATE`: writers take turns, and a
+    ///   read-then-write never fails halfway on a lock upgrade;
+    /// - on PostgreSQL it is `SERIALIZABLE`: the database refuses to commit a transaction whose
+    ///   reads another committed transaction changed. Such a loser (and a deadlock victim) is
+    ///   rolled back and `work` runs again from the start on a fresh snapshot, up to
+    ///   [`WRITE_ATTEMPTS`] times in all; after that the error is
+    ///   [`PersistenceError::WriteConflict`]. So `work` must be repeatable: it may only change
+    ///   the database and what it returns.
+    pub fn write<T, E>(
+        &self,
+        mut work: impl FnMut(&mut DbConnection) -> Result<T, E>,
+    ) -> Result<T, E>
     where
-        E: From<PersistenceError>,
+        E: StorageError,
     {
         let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
-        let connection: &mut DbConnection = &mut pooled;
-        match connection {
-            DbConnection::Sqlite(sqlite) => {
-                AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
-            }
-            DbConnection::Postgres(postgres) => AnsiTransactionManager::begin_transaction(postgres),
-        }
-        .map_err(PersistenceError::from)?;
-        match work(connection) {
-            Ok(value) => {
-                <DbConnection as Connection>::TransactionManager::commit_transaction(connection)
-                    .map_err(PersistenceError::from)?;
-                Ok(value)
-            }
-            Err(error) => {
-                if let Err(rollback) =
-                    <DbConnection as Connection>::TransactionManager::rollback_transaction(
-                        connection,
-                    )
-                {
-                    tracing::error!(error = %rollback, "rollback failed");
-                }
+        let mut attempt = 1;
+        loop {
+            let outcome = run_noting_loss(&mut pooled, |connection| {
+                write_transaction(connection, &mut work)
+            });
+            match outcome {
                 Err(error)
+                    if attempt < WRITE_ATTEMPTS
+                        && error.storage_fault() == Some(StorageFault::WriteConflict) =>
+                {
+                    tracing::debug!(
+                        attempt,
+                        "write conflicted with a concurrent one; running it again"
+                    );
+                    std::thread::sleep(retry_pause(attempt));
+                    attempt += 1;
+                }
+                outcome => return outcome,
             }
         }
     }
 
-    /// True when a connection answers a trivial query (readiness).
-    pub fn is_ready(&self) -> bool {
-        self.read(|connection| {
-            diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>("1"))
-                .get_result::<i32>(connection)
-                .map_err(PersistenceError::from)
+    /// Whether the database takes writes now, answered within about `within`: a connection
+    /// is had (or not) in that time, and one row (`readiness_probe`) is rewritten and
+    /// committed with the waits bounded by it. A refused or lost connection, a full disk, a
+    /// read-only file and a database in recovery are all "no", with the cause.
+    pub fn check_writable(&self, within: Duration) -> PersistenceResult<()> {
+        let mut pooled = self
+            .pool
+            .get_timeout(within)
+            .map_err(PersistenceError::from)?;
+        let millis = within.as_millis().max(1);
+        run_noting_loss(&mut pooled, |connection| {
+            let setup = match connection {
+                DbConnection::Sqlite(sqlite) => {
+                    sqlite.batch_execute(&format!("PRAGMA busy_timeout = {millis}"))?;
+                    AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
+                }
+                DbConnection::Postgres(postgres) => AnsiTransactionManager::begin_transaction(
+                    postgres,
+                )
+                .and_then(|()| {
+                    postgres.batch_execute(&format!(
+                        "SET LOCAL statement_timeout = {millis}; SET LOCAL lock_timeout = {millis}"
+                    ))
+                }),
+            };
+            let written = setup.and_then(|()| {
+                connection.batch_execute(
+                    "UPDATE readiness_probe SET probed_at = CURRENT_TIMESTAMP WHERE id = 1",
+                )
+            });
+            let outcome = match written {
+                Ok(()) => {
+                    <DbConnection as Connection>::TransactionManager::commit_transaction(connection)
+                }
+                Err(error) => {
+                    let _ = <DbConnection as Connection>::TransactionManager::rollback_transaction(
+                        connection,
+                    );
+                    Err(error)
+                }
+            };
+            if let DbConnection::Sqlite(sqlite) = connection {
+                sqlite.batch_execute(SQLITE_BUSY_TIMEOUT)?;
+            }
+            outcome.map_err(|error| match PersistenceError::from(error) {
+                PersistenceError::Query(error) => PersistenceError::Unavailable(error.to_string()),
+                other => other,
+            })
         })
-        .is_ok()
     }
 }
 
@@ -433,6 +534,73 @@ impl r2d2::HandleEvent for SharedEvents {
     fn handle_timeout(&self, event: r2d2::event::TimeoutEvent) {
         self.0.handle_timeout(event);
     }
+}
+
+/// How many times [`Database::write`] runs a transaction that lost a race on PostgreSQL
+/// before answering [`PersistenceError::WriteConflict`].
+pub const WRITE_ATTEMPTS: u32 = 5;
+
+/// One write transaction on `connection`: `BEGIN IMMEDIATE` on SQLite, `SERIALIZABLE` on
+/// PostgreSQL; committed when `work` succeeds, rolled back otherwise.
+fn write_transaction<T, E>(
+    connection: &mut DbConnection,
+    work: &mut impl FnMut(&mut DbConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: StorageError,
+{
+    match connection {
+        DbConnection::Sqlite(sqlite) => {
+            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
+        }
+        DbConnection::Postgres(postgres) => AnsiTransactionManager::begin_transaction_sql(
+            postgres,
+            "BEGIN ISOLATION LEVEL SERIALIZABLE",
+        ),
+    }
+    .map_err(PersistenceError::from)?;
+    match work(connection) {
+        Ok(value) => {
+            <DbConnection as Connection>::TransactionManager::commit_transaction(connection)
+                .map_err(PersistenceError::from)?;
+            Ok(value)
+        }
+        Err(error) => {
+            if let Err(rollback) =
+                <DbConnection as Connection>::TransactionManager::rollback_transaction(connection)
+            {
+                tracing::error!(error = %rollback, "rollback failed");
+            }
+            Err(error)
+        }
+    }
+}
+
+/// Runs `work` on a pooled connection and marks the connection lost when the error says the
+/// database went away, so that the pool opens a new one instead of handing it out again.
+fn run_noting_loss<T, E: StorageError>(
+    pooled: &mut PooledConnection<Manager>,
+    work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
+) -> Result<T, E> {
+    let outcome = work(&mut pooled.connection);
+    if let Err(error) = &outcome
+        && error.storage_fault() == Some(StorageFault::Unavailable)
+        && pooled.connection.batch_execute("SELECT 1").is_err()
+    {
+        pooled.lost = true;
+    }
+    outcome
+}
+
+/// A short pause before running a conflicting transaction again, growing with each attempt
+/// and spread by the clock's nanoseconds so that racing writers do not meet again in step.
+fn retry_pause(attempt: u32) -> Duration {
+    let spread = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |now| now.subsec_nanos()),
+    ) % 1000;
+    Duration::from_micros(u64::from(attempt) * 2000 + spread * u64::from(attempt))
 }
 
 /// Runs the migrations `connection` has not run yet and returns their names

@@ -43,7 +43,9 @@ pub fn find_many(
     if codes.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(countries::table
-        .filter(countries::code.eq_any(codes))
-        .load::<CountryRow>(connection)?)
+    crate::in_chunks(codes, |chunk| {
+        Ok(countries::table
+            .filter(countries::code.eq_any(chunk))
+            .load::<CountryRow>(connection)?)
+    })
 }

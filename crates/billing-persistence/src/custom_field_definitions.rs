@@ -9,13 +9,12 @@ pub fn labels_of(
 ) -> crate::error::PersistenceResult<Vec<(i64, String)>> {
     use crate::schema::custom_field_definitions as table;
     use diesel::prelude::*;
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(table::table
-        .filter(table::id.eq_any(ids))
-        .select((table::id, table::label))
-        .load(connection)?)
+    crate::in_chunks(ids, |chunk| {
+        Ok(table::table
+            .filter(table::id.eq_any(chunk))
+            .select((table::id, table::label))
+            .load(connection)?)
+    })
 }
 
 /// Gives the sites that carry definition `id` its new `label` (their versions move, so their

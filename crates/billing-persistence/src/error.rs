@@ -18,9 +18,15 @@ pub enum PersistenceError {
         id: i64,
         by: Vec<String>,
     },
-    /// No connection could be had in time, or the database was busy.
+    /// No connection could be had in time, the database was busy, or the connection was lost
+    /// (the server closed it, restarted or cannot be reached). Worth retrying later.
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// The transaction lost a race with a concurrent one (PostgreSQL: a serialization failure
+    /// or a deadlock) and was rolled back; running it again may succeed. `Database::write`
+    /// does so a few times before giving this up.
+    #[error("the write conflicted with a concurrent one: {0}")]
+    WriteConflict(String),
     /// A list query named a parameter this table does not know: a programming error.
     #[error("unknown list parameter {0}")]
     UnknownField(String),
@@ -49,16 +55,77 @@ impl From<DieselError> for PersistenceError {
                         PersistenceError::ForeignKeyViolation { constraint }
                     }
                     DatabaseErrorKind::SerializationFailure => {
+                        PersistenceError::WriteConflict(info.message().to_owned())
+                    }
+                    _ if info.message().contains("deadlock detected") => {
+                        PersistenceError::WriteConflict(info.message().to_owned())
+                    }
+                    DatabaseErrorKind::ClosedConnection => {
                         PersistenceError::Unavailable(info.message().to_owned())
                     }
-                    _ if info.message().contains("database is locked") => {
+                    _ if is_lost_connection(info.message())
+                        || info.message().contains("database is locked") =>
+                    {
                         PersistenceError::Unavailable(info.message().to_owned())
                     }
                     _ => PersistenceError::Query(error),
                 }
             }
+            DieselError::BrokenTransactionManager => {
+                PersistenceError::Unavailable("the connection's transaction state is broken".into())
+            }
             _ => PersistenceError::Query(error),
         }
+    }
+}
+
+/// What libpq and PostgreSQL say when the connection went away mid-request: the server
+/// closed it (restart, `pg_terminate_backend`, a proxy), is shutting down or starting up, or
+/// cannot be reached. Such a request is answered 503, never 500, and the connection is not
+/// handed out again.
+fn is_lost_connection(message: &str) -> bool {
+    const SIGNS: [&str; 8] = [
+        "server closed the connection",
+        "terminating connection",
+        "no connection to the server",
+        "connection to server",
+        "could not receive data from server",
+        "could not send data to server",
+        "the database system is",
+        "SSL SYSCALL error",
+    ];
+    SIGNS.iter().any(|sign| message.contains(sign))
+}
+
+/// The storage faults an error of any layer may carry, for [`Database`](crate::Database) to
+/// act on: a lost race is run again, a lost connection is not pooled again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageFault {
+    /// [`PersistenceError::WriteConflict`].
+    WriteConflict,
+    /// [`PersistenceError::Unavailable`]: busy, timed out or lost.
+    Unavailable,
+}
+
+impl PersistenceError {
+    pub fn fault(&self) -> Option<StorageFault> {
+        match self {
+            PersistenceError::WriteConflict(_) => Some(StorageFault::WriteConflict),
+            PersistenceError::Unavailable(_) => Some(StorageFault::Unavailable),
+            _ => None,
+        }
+    }
+}
+
+/// An error type work on a connection may return: it can be made from a storage error, and
+/// it still says which storage fault (if any) it came from, whatever it became on the way.
+pub trait StorageError: From<PersistenceError> {
+    fn storage_fault(&self) -> Option<StorageFault>;
+}
+
+impl StorageError for PersistenceError {
+    fn storage_fault(&self) -> Option<StorageFault> {
+        self.fault()
     }
 }
 

@@ -23,17 +23,19 @@ pub fn end_with_site(
         return Ok(Vec::new());
     }
     let ids: Vec<i64> = before.iter().map(|row| row.id).collect();
-    diesel::update(table::table.filter(table::id.eq_any(&ids)))
-        .set((
-            table::end_date.eq(end_date),
-            table::version.eq(table::version + 1),
-        ))
-        .execute(connection)?;
-    let after: Vec<Row> = table::table
-        .filter(table::id.eq_any(&ids))
-        .select(Row::as_select())
-        .order(table::id)
-        .load(connection)?;
+    let after: Vec<Row> = crate::in_chunks(&ids, |chunk| {
+        diesel::update(table::table.filter(table::id.eq_any(chunk)))
+            .set((
+                table::end_date.eq(end_date),
+                table::version.eq(table::version + 1),
+            ))
+            .execute(connection)?;
+        Ok(table::table
+            .filter(table::id.eq_any(chunk))
+            .select(Row::as_select())
+            .order(table::id)
+            .load(connection)?)
+    })?;
     Ok(before.into_iter().zip(after).collect())
 }
 

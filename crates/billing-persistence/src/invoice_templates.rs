@@ -9,13 +9,12 @@ pub fn types_of(
 ) -> crate::error::PersistenceResult<Vec<(i64, String)>> {
     use crate::schema::invoice_templates as table;
     use diesel::prelude::*;
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(table::table
-        .filter(table::id.eq_any(ids))
-        .select((table::id, table::r#type))
-        .load(connection)?)
+    crate::in_chunks(ids, |chunk| {
+        Ok(table::table
+            .filter(table::id.eq_any(chunk))
+            .select((table::id, table::r#type))
+            .load(connection)?)
+    })
 }
 
 /// Whether any site's invoice details use template `id` (as invoice, summary or electronic

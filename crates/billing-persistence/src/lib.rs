@@ -57,9 +57,28 @@ pub mod user_contract_owners;
 pub mod users;
 
 pub use connection::{
-    Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, StartLock,
+    Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, Pooled, StartLock,
+    WRITE_ATTEMPTS,
 };
-pub use error::PersistenceError;
+pub use error::{PersistenceError, StorageError, StorageFault};
+
+/// The most values one statement binds in an `IN (…)` list. SQLite refuses a statement with
+/// more than 32,766 bound values; this leaves room for the statement's other parameters, and
+/// PostgreSQL's 65,535 is further still.
+pub const MAX_IN_LIST: usize = 10_000;
+
+/// Runs `query` once for each slice of at most [`MAX_IN_LIST`] of `values` and puts their rows
+/// together (in slice order): an `IN (…)` over any number of values.
+pub fn in_chunks<V, R>(
+    values: &[V],
+    mut query: impl FnMut(&[V]) -> error::PersistenceResult<Vec<R>>,
+) -> error::PersistenceResult<Vec<R>> {
+    let mut rows = Vec::new();
+    for chunk in values.chunks(MAX_IN_LIST) {
+        rows.extend(query(chunk)?);
+    }
+    Ok(rows)
+}
 
 /// The current time as stored: UTC, truncated to microseconds so both backends agree.
 pub fn now() -> chrono::NaiveDateTime {

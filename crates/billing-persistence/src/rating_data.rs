@@ -210,10 +210,12 @@ pub fn load(connection: &mut DbConnection) -> PersistenceResult<Snapshot> {
 
 /// The ids among `ids` of existing reference data sources.
 pub fn existing_sources(connection: &mut DbConnection, ids: &[i64]) -> PersistenceResult<Vec<i64>> {
-    Ok(reference_data_sources::table
-        .filter(reference_data_sources::id.eq_any(ids))
-        .select(reference_data_sources::id)
-        .load(connection)?)
+    crate::in_chunks(ids, |chunk| {
+        Ok(reference_data_sources::table
+            .filter(reference_data_sources::id.eq_any(chunk))
+            .select(reference_data_sources::id)
+            .load(connection)?)
+    })
 }
 
 /// The tables an import writes, for naming ids that collide with records it would not replace.
@@ -361,12 +363,14 @@ macro_rules! upsert {
     ($connection:expr, $table:ident, $rows:expr, $progress:expr, $name:expr) => {{
         let rows = $rows;
         let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
-        let existing: std::collections::HashSet<i64> = $table::table
-            .filter($table::id.eq_any(&ids))
-            .select($table::id)
-            .load::<i64>(&mut *$connection)?
-            .into_iter()
-            .collect();
+        let existing: std::collections::HashSet<i64> = crate::in_chunks(&ids, |chunk| {
+            Ok($table::table
+                .filter($table::id.eq_any(chunk))
+                .select($table::id)
+                .load::<i64>(&mut *$connection)?)
+        })?
+        .into_iter()
+        .collect();
         let (updates, inserts): (Vec<_>, Vec<_>) =
             rows.into_iter().partition(|row| existing.contains(&row.id));
         for row in &updates {

@@ -518,3 +518,10 @@ diesel::table! {
 diesel::joinable!(api_keys -> users (user_id));
 diesel::allow_tables_to_appear_in_same_query!(api_keys, users);
 diesel::allow_tables_to_appear_in_same_query!(api_keys, user_contract_owners);
+
+diesel::table! {
+    readiness_probe (id) {
+        id -> BigInt,
+        probed_at -> Timestamp,
+    }
+}

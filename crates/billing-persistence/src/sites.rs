@@ -114,3 +114,20 @@ pub fn of_customer(
     ))
     .get_result(connection)?)
 }
+
+/// The contract owner of each of `ids` that exists, through its customer (one query per
+/// [`MAX_IN_LIST`](crate::MAX_IN_LIST) ids).
+pub fn contract_owners_of(
+    connection: &mut crate::DbConnection,
+    ids: &[i64],
+) -> crate::error::PersistenceResult<Vec<(i64, i64)>> {
+    use crate::schema::{customers, sites};
+    use diesel::prelude::*;
+    crate::in_chunks(ids, |chunk| {
+        Ok(sites::table
+            .inner_join(customers::table)
+            .filter(sites::id.eq_any(chunk))
+            .select((sites::id, customers::contract_owner_id))
+            .load(connection)?)
+    })
+}

@@ -71,25 +71,24 @@ macro_rules! stored_resource {
                     .get_result(connection)?)
             }
 
-            /// The rows with these ids (those that exist): one query, whatever their number.
+            /// The rows with these ids (those that exist): one query per
+            /// [`MAX_IN_LIST`]($crate::MAX_IN_LIST) ids.
             pub fn find_many(connection: &mut $crate::DbConnection, ids: &[i64]) -> PersistenceResult<Vec<Row>> {
                 use ::diesel::prelude::*;
-                if ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                Ok($table::table
-                    .filter($table::id.eq_any(ids))
-                    .select(Row::as_select())
-                    .load(connection)?)
+                $crate::in_chunks(ids, |chunk| {
+                    Ok($table::table
+                        .filter($table::id.eq_any(chunk))
+                        .select(Row::as_select())
+                        .load(connection)?)
+                })
             }
 
-            /// Which of `ids` are stored: one query, whatever their number.
+            /// Which of `ids` are stored: one query per [`MAX_IN_LIST`]($crate::MAX_IN_LIST) ids.
             pub fn existing(connection: &mut $crate::DbConnection, ids: &[i64]) -> PersistenceResult<Vec<i64>> {
                 use ::diesel::prelude::*;
-                if ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                Ok($table::table.filter($table::id.eq_any(ids)).select($table::id).load(connection)?)
+                $crate::in_chunks(ids, |chunk| {
+                    Ok($table::table.filter($table::id.eq_any(chunk)).select($table::id).load(connection)?)
+                })
             }
 
             pub fn insert(connection: &mut $crate::DbConnection, changes: &Changes) -> PersistenceResult<Row> {
@@ -259,14 +258,13 @@ macro_rules! stored_child {
                 parent_ids: &[i64],
             ) -> PersistenceResult<Vec<Row>> {
                 use ::diesel::prelude::*;
-                if parent_ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                Ok($table::table
-                    .filter($table::$parent.eq_any(parent_ids))
-                    .order(($table::$parent.asc(), $table::ordinal.asc()))
-                    .select(Row::as_select())
-                    .load(connection)?)
+                $crate::in_chunks(parent_ids, |chunk| {
+                    Ok($table::table
+                        .filter($table::$parent.eq_any(chunk))
+                        .order(($table::$parent.asc(), $table::ordinal.asc()))
+                        .select(Row::as_select())
+                        .load(connection)?)
+                })
             }
 
             /// Makes the elements of `parent_id` exactly `elements`, in order, and gives
@@ -294,9 +292,10 @@ macro_rules! stored_child {
                     plan.push((reused, changes));
                 }
                 let gone: Vec<i64> = existing.into_iter().filter(|id| !kept.contains(id)).collect();
-                if !gone.is_empty() {
-                    ::diesel::delete($table::table.filter($table::id.eq_any(gone))).execute(connection)?;
-                }
+                $crate::in_chunks(&gone, |chunk| {
+                    ::diesel::delete($table::table.filter($table::id.eq_any(chunk))).execute(connection)?;
+                    Ok(Vec::<()>::new())
+                })?;
                 let mut ids = Vec::with_capacity(plan.len());
                 for (ordinal, (reused, changes)) in plan.into_iter().enumerate() {
                     let ordinal = ordinal as i64;

@@ -107,14 +107,16 @@ pub fn contract_owners_of(
     if user_ids.is_empty() {
         return Ok(owners);
     }
-    let links: Vec<(i64, i64)> = user_contract_owners::table
-        .filter(user_contract_owners::user_id.eq_any(user_ids))
-        .order((user_contract_owners::user_id, user_contract_owners::ordinal))
-        .select((
-            user_contract_owners::user_id,
-            user_contract_owners::contract_owner_id,
-        ))
-        .load(connection)?;
+    let links: Vec<(i64, i64)> = crate::in_chunks(user_ids, |chunk| {
+        Ok(user_contract_owners::table
+            .filter(user_contract_owners::user_id.eq_any(chunk))
+            .order((user_contract_owners::user_id, user_contract_owners::ordinal))
+            .select((
+                user_contract_owners::user_id,
+                user_contract_owners::contract_owner_id,
+            ))
+            .load(connection)?)
+    })?;
     for (user_id, contract_owner_id) in links {
         owners.entry(user_id).or_default().push(contract_owner_id);
     }

@@ -138,7 +138,7 @@ fn create_user_unless(
         if unless_any_user && users::count(c)? > 0 {
             return Ok(None);
         }
-        let user: User = Users::create(c, &service, input).map_err(invalid)?;
+        let user: User = Users::create(c, &service, input.clone()).map_err(invalid)?;
         let row = users::find(c, user.id)?
             .ok_or_else(|| ServerError::Config("a created user vanished".to_owned()))?;
         audit::record_created_outside_api::<Users>(

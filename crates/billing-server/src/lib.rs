@@ -44,6 +44,15 @@ pub enum ServerError {
     Audit(String),
 }
 
+impl billing_persistence::StorageError for ServerError {
+    fn storage_fault(&self) -> Option<billing_persistence::StorageFault> {
+        match self {
+            ServerError::Storage(storage) => storage.fault(),
+            _ => None,
+        }
+    }
+}
+
 /// Opens (and migrates) the database, and logs where it is (never a password) and which
 /// migrations ran.
 pub fn open_database(settings: &DatabaseSettings) -> Result<Database, ServerError> {
@@ -137,6 +146,7 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
         auth: Arc::new(auth),
         limits: HttpLimits {
             body_bytes: settings.body_limit_bytes,
+            body_timeout: std::time::Duration::from_secs(settings.body_timeout_seconds.max(1)),
         },
         openapi: billing_http::openapi_document(),
         metrics: billing_http::metrics::Metrics::default(),

@@ -155,6 +155,9 @@ fn import_reference_data(
         Err(ImportError::Failed(message)) => Err(ServerError::Batch(format!(
             "{message}; nothing was imported"
         ))),
+        Err(ImportError::Storage(error)) => {
+            Err(ServerError::Batch(format!("{error}; nothing was imported")))
+        }
     }
 }
 

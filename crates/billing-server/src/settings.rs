@@ -274,6 +274,10 @@ pub struct Settings {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "BILLING_BODY_LIMIT_BYTES", default_value_t = 1024 * 1024)]
     pub body_limit_bytes: usize,
+    /// The most seconds a request body may take to arrive, from its first byte awaited to its
+    /// last (a body trickled slower is refused with 408 and the connection closed).
+    #[arg(long, env = "BILLING_BODY_TIMEOUT_SECONDS", default_value_t = 30)]
+    pub body_timeout_seconds: u64,
     /// HTTP worker threads (0: one per core).
     #[arg(long, env = "BILLING_WORKERS", default_value_t = 0)]
     pub workers: usize,

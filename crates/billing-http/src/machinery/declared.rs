@@ -278,7 +278,7 @@ macro_rules! api_resource {
             }
 
             /// A create or replace body (and the result of a patch).
-            #[derive(Debug, ::serde::Deserialize, ::garde::Validate)]
+            #[derive(Debug, Clone, ::serde::Deserialize, ::garde::Validate)]
             #[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "an object")]
             pub struct Input {
                 $(
@@ -599,7 +599,7 @@ macro_rules! api_child {
 
             /// An element of a body. `id` is only ever the stored element's own: the member
             /// checks refuse it in anything a client sent.
-            #[derive(Debug, Default, ::serde::Deserialize, ::garde::Validate)]
+            #[derive(Debug, Clone, Default, ::serde::Deserialize, ::garde::Validate)]
             #[serde(rename_all = "camelCase", deny_unknown_fields, expecting = "an object")]
             pub struct Input {
                 #[serde(default)]

@@ -328,8 +328,7 @@ pub async fn create<R: Resource>(
     let writer = audit::Writer::new(caller.clone());
     reject_query(&request)?;
     let key = idempotency::key(&request)?;
-    let (body, bytes) =
-        read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let (body, bytes) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
     let fingerprint = idempotency::fingerprint(&request, &bytes);
     let values = match &body {
         Value::Array(elements) => elements.iter().flat_map(write_only_values::<R>).collect(),
@@ -383,13 +382,15 @@ pub async fn create<R: Resource>(
             }
             let mut records = Vec::with_capacity(inputs.len());
             let mut shown = Vec::with_capacity(inputs.len());
-            for (index, (input, embedded)) in inputs.into_iter().zip(embedded).enumerate() {
+            // Cloned: on PostgreSQL a transaction that lost a race runs again (`Database::write`).
+            for (index, (input, embedded)) in inputs.iter().zip(&embedded).enumerate() {
                 let element = if many {
                     format!("[{index}]")
                 } else {
                     String::new()
                 };
-                let record = R::create(c, &caller, input).map_err(|e| e.within(&element))?;
+                let record =
+                    R::create(c, &caller, input.clone()).map_err(|e| e.within(&element))?;
                 let mut json = to_json(&record)?;
                 audit::record(
                     c,
@@ -403,8 +404,13 @@ pub async fn create<R: Resource>(
                 // Records created inside this one (a customer's sites) follow it, and the
                 // response shows them under their member.
                 for (member, elements) in R::EMBEDDED.iter().zip(embedded) {
-                    let created =
-                        member.create_all(c, &writer, R::id(&record), elements, &element)?;
+                    let created = member.create_all(
+                        c,
+                        &writer,
+                        R::id(&record),
+                        elements.clone(),
+                        &element,
+                    )?;
                     json[member.member] = Value::Array(created);
                 }
                 records.push(record);
@@ -432,8 +438,8 @@ pub async fn create<R: Resource>(
                 location,
                 etag,
             };
-            if let Some(key) = key {
-                idempotency::remember(c, caller.id, key, fingerprint, &response)?;
+            if let Some(key) = &key {
+                idempotency::remember(c, caller.id, key.clone(), fingerprint.clone(), &response)?;
             }
             Ok::<_, ApiError>((response, false, once))
         })
@@ -531,7 +537,7 @@ pub async fn replace<R: Resource>(
         condition,
         request: write_request,
     } = ItemWrite::of::<R>(&request, &caller)?;
-    let (body, _) = read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
     let input = parse_input::<R>(body, "", Origin::Client)?;
     let database = state.database.clone();
     let record = web::block(move || {
@@ -544,7 +550,7 @@ pub async fn replace<R: Resource>(
                 Action::Replace,
                 &current,
                 &before,
-                input,
+                input.clone(),
                 &write_request,
             )?
             .ok_or_else(|| lost_race(condition.is_some()))
@@ -567,23 +573,18 @@ pub async fn patch<R: Resource>(
         condition,
         request: mut write_request,
     } = ItemWrite::of::<R>(&request, &caller)?;
-    let (body, _) = read_json(
-        &request,
-        payload,
-        BodyKind::JsonPatch,
-        state.limits.body_bytes,
-    )
-    .await?;
+    let (body, _) = read_json(&request, payload, BodyKind::JsonPatch, &state.limits).await?;
     let operations = patch::parse_patch(body, R::FIELDS)?;
     write_request.patched_paths = Some(patch::changed_paths(&operations, R::FIELDS));
     let prepared = R::prepare(&state, patch::write_only_values(&operations, R::FIELDS)).await?;
+    let max_document_bytes = state.limits.body_bytes;
     let database = state.database.clone();
     let record = web::block(move || {
         database.write(|c| {
             let current = current::<R>(c, &caller, id, &condition)?;
             let before = to_json(&current)?;
             let mut document = before.clone();
-            patch::apply(&mut document, &operations)?;
+            patch::apply(&mut document, &operations, max_document_bytes)?;
             patch::strip_read_only(&mut document, R::FIELDS);
             let mut input = parse_input::<R>(document, "", Origin::Stored)?;
             R::attach_prepared(&mut input, &prepared)?;
@@ -640,7 +641,7 @@ pub async fn bulk_update<R: Resource>(
     caller.require(R::WRITE)?;
     let writer = audit::Writer::new(caller.clone());
     reject_query(&request)?;
-    let (body, _) = read_json(&request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
     let Value::Array(elements) = body else {
         return Err(ApiError::field(
             "body",
@@ -672,7 +673,7 @@ pub async fn bulk_update<R: Resource>(
     let records = web::block(move || {
         database.write(|c| {
             let mut records = Vec::with_capacity(changes.len());
-            for (index, id, members) in changes {
+            for (index, id, members) in changes.iter().cloned() {
                 let element = format!("[{index}]");
                 let current =
                     current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;

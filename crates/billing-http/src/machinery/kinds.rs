@@ -19,7 +19,7 @@ use super::serde_dates::format_date_time;
 
 pub trait ApiKind: Kind {
     /// What a request body carries for it.
-    type Input: DeserializeOwned + Default + std::fmt::Debug + Send + 'static;
+    type Input: DeserializeOwned + Default + Clone + std::fmt::Debug + Send + 'static;
     /// What a response shows for it.
     type Output: Serialize
         + From<Self::Value>
@@ -212,7 +212,7 @@ text_kind!(
 
 /// A password in a body, and its hash once made (on the hashing pool, before the write's
 /// transaction: `Resource::prepare`, `Resource::attach_prepared`).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PasswordInput {
     pub secret: billing_auth::Secret,
     pub hash: Option<String>,

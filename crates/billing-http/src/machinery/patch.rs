@@ -159,18 +159,65 @@ fn segments(pointer: &str) -> Vec<String> {
         .collect()
 }
 
-/// Applies `patch` to `document`; on failure the document is left unspecified (callers discard it).
-pub fn apply(document: &mut Value, patch: &Patch) -> Result<(), ApiError> {
-    json_patch::patch_unsafe(document, &patch.0).map_err(|error| match error.kind {
-        PatchErrorKind::TestFailed => ApiError::conflict(format!(
-            "test operation {} failed: the value at '{}' differs",
-            error.operation, error.path
-        )),
-        kind => ApiError::field(
-            format!("[{}].path", error.operation),
-            format!("{kind} ('{}')", error.path),
-        ),
-    })
+/// Applies `patch` to `document`, one operation at a time; on failure the document is left
+/// unspecified (callers discard it).
+///
+/// The document may not grow past `max_bytes` of JSON (the request body limit: no more than a
+/// `PUT` could send). Each `add`, `replace` and `copy` counts the size of the value it places
+/// before it runs, so a patch that doubles the document with `copy` after `copy` is refused
+/// at the operation that would pass the bound (400 naming it), having held at most that much,
+/// and the work of the whole patch stays proportional to the bound.
+pub fn apply(document: &mut Value, patch: &Patch, max_bytes: usize) -> Result<(), ApiError> {
+    let mut size = json_size(document);
+    for (index, operation) in patch.0.iter().enumerate() {
+        let placed = match operation {
+            PatchOperation::Add(op) => json_size(&op.value),
+            PatchOperation::Replace(op) => json_size(&op.value),
+            PatchOperation::Copy(op) => document.pointer(op.from.as_str()).map_or(0, json_size),
+            _ => 0,
+        };
+        size = size.saturating_add(placed);
+        if size > max_bytes {
+            return Err(ApiError::field(
+                format!("[{index}]"),
+                format!(
+                    "the patched document would be larger than {max_bytes} bytes of JSON, the \
+                     most a request body may be"
+                ),
+            ));
+        }
+        json_patch::patch_unsafe(document, std::slice::from_ref(operation)).map_err(|error| {
+            match error.kind {
+                PatchErrorKind::TestFailed => ApiError::conflict(format!(
+                    "test operation {index} failed: the value at '{}' differs",
+                    error.path
+                )),
+                kind => ApiError::field(
+                    format!("[{index}].path"),
+                    format!("{kind} ('{}')", error.path),
+                ),
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The length of `value` written as compact JSON, counted without writing it anywhere.
+fn json_size(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing a `Value` to a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 /// Removes the read-only fields of a patched document so it reads as an input body, at every

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::state::{AppState, HttpLimits};
 
 /// The authenticated caller. Extracting it checks the bearer token and the user's current state.
 pub struct Caller(pub AuthenticatedUser);
@@ -311,13 +311,41 @@ impl BodyKind {
     }
 }
 
-/// Reads the body: checks the content type (415), the size limit (413) and the JSON syntax (400).
+/// Reads the body: checks the content type (415), the size limit (413), the time it takes
+/// (408) and the JSON syntax (400).
 pub async fn read_json(
+    request: &HttpRequest,
+    payload: web::Payload,
+    kind: BodyKind,
+    limits: &HttpLimits,
+) -> Result<(Value, Vec<u8>), ApiError> {
+    let bytes = read_body(
+        request,
+        payload,
+        kind,
+        limits.body_bytes,
+        limits.body_timeout,
+    )
+    .await?;
+    let value = serde_json::from_slice::<Value>(&bytes).map_err(not_json)?;
+    Ok((value, bytes))
+}
+
+/// The 400 of a body that is not JSON.
+pub fn not_json(error: serde_json::Error) -> ApiError {
+    ApiError::bad_request(format!("the request body is not valid JSON: {error}"))
+}
+
+/// Reads the body's bytes: checks the content type (415), the size limit `limit` (413, as soon
+/// as `Content-Length` or the bytes so far pass it) and the time the whole body takes to
+/// arrive (408 past `timeout`, however slowly it trickles).
+pub async fn read_body(
     request: &HttpRequest,
     mut payload: web::Payload,
     kind: BodyKind,
     limit: usize,
-) -> Result<(Value, Vec<u8>), ApiError> {
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, ApiError> {
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -341,19 +369,24 @@ pub async fn read_json(
     if declared.is_some_and(|length| length > limit) {
         return Err(ApiError::payload_too_large(limit));
     }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::bad_request(format!("the request body could not be read: {e}"))
-        })?;
+    // Sized once from Content-Length (never past the limit): a large body is one allocation,
+    // given back whole when the request ends, not a trail of doubled buffers.
+    let mut bytes = Vec::with_capacity(declared.unwrap_or(0));
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, payload.next()).await {
+            Err(_) => return Err(ApiError::request_timeout(timeout)),
+            Ok(None) => break,
+            Ok(Some(chunk)) => chunk.map_err(|e| {
+                ApiError::bad_request(format!("the request body could not be read: {e}"))
+            })?,
+        };
         if bytes.len() + chunk.len() > limit {
             return Err(ApiError::payload_too_large(limit));
         }
         bytes.extend_from_slice(&chunk);
     }
-    let value = serde_json::from_slice::<Value>(&bytes)
-        .map_err(|e| ApiError::bad_request(format!("the request body is not valid JSON: {e}")))?;
-    Ok((value, bytes))
+    Ok(bytes)
 }
 
 /// Turns a JSON value into `T`, naming the field of the first type error.

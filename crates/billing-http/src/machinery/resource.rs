@@ -445,7 +445,8 @@ pub trait Resource: Sized + 'static {
     /// The JSON form returned to clients.
     type Record: Serialize + Versioned + Send + 'static;
     /// The JSON form accepted by create and replace (and produced by applying a patch).
-    type Input: DeserializeOwned + garde::Validate<Context = ()> + Send + 'static;
+    /// `Clone`: a write transaction that lost a race on PostgreSQL runs again with it.
+    type Input: DeserializeOwned + Clone + garde::Validate<Context = ()> + Send + 'static;
 
     fn id(record: &Self::Record) -> i64 {
         record.id()

@@ -7,8 +7,7 @@ use billing_persistence::DbConnection;
 
 use crate::error::ApiError;
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, Resource};
-use crate::resources::sites::Sites;
+use crate::machinery::resource::ApiResult;
 
 pub struct AdhocBillRuns;
 
@@ -24,6 +23,23 @@ billing_domain::adhoc_bill_runs!(
 );
 
 impl Hooks for AdhocBillRuns {
+    /// A restricted caller may replace, patch or delete only a run whose every site is one of
+    /// their contract owners' (403 otherwise): a run that bills another owner's site involves
+    /// that owner's data.
+    fn check_change(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        let sites: Vec<i64> = current.site_ids.clone();
+        check_sites_in_scope(connection, caller, &sites, |site| {
+            format!(
+                "ad hoc bill run {} bills site {site} of a contract owner you are not allowed to see; only a user allowed every site of the run may change or delete it",
+                current.id
+            )
+        })
+    }
+
     /// No site twice, and none outside the caller's contract owners.
     fn complete(
         connection: &mut DbConnection,
@@ -42,10 +58,36 @@ impl Hooks for AdhocBillRuns {
                     format!("repeats site {}", site.0),
                 ));
             }
-            // `find` answers 403 for another owner's site; a missing one is the declared
-            // reference check's 400.
-            Sites::find(connection, caller, site.0)?;
         }
-        Ok(())
+        // A missing site is the declared reference check's 400.
+        let sites: Vec<i64> = input.site_ids.iter().map(|site| site.0).collect();
+        check_sites_in_scope(connection, caller, &sites, |site| {
+            let index = sites.iter().position(|id| *id == site).unwrap_or_default();
+            format!(
+                "{field}[{index}]: site {site} belongs to a contract owner you are not allowed to see"
+            )
+        })
+    }
+}
+
+/// 403 (worded by `refusal`) for the first of `sites` outside a restricted caller's contract
+/// owners; one query for all of them.
+fn check_sites_in_scope(
+    connection: &mut DbConnection,
+    caller: &AuthenticatedUser,
+    sites: &[i64],
+    refusal: impl Fn(i64) -> String,
+) -> ApiResult<()> {
+    if caller.contract_owners.is_all() || sites.is_empty() {
+        return Ok(());
+    }
+    let outside = billing_persistence::sites::contract_owners_of(connection, sites)?
+        .into_iter()
+        .filter(|(_, owner)| !caller.contract_owners.allows(*owner))
+        .map(|(site, _)| site)
+        .min_by_key(|site| sites.iter().position(|id| id == site));
+    match outside {
+        Some(site) => Err(ApiError::forbidden(refusal(site))),
+        None => Ok(()),
     }
 }

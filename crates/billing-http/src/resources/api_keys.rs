@@ -67,7 +67,7 @@ impl From<ApiKeyRow> for ApiKey {
     }
 }
 
-#[derive(Debug, Deserialize, garde::Validate)]
+#[derive(Debug, Clone, Deserialize, garde::Validate)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApiKeyInput {
     #[garde(length(chars, min = 1, max = 100))]

@@ -14,6 +14,6 @@ pub fn require_reference(found: bool, field: &str, noun: &str, id: i64) -> Resul
 }
 
 /// The input of a read-only resource: never accepted (no write route exists).
-#[derive(Debug, serde::Deserialize, garde::Validate)]
+#[derive(Debug, Clone, serde::Deserialize, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct NoInput {}

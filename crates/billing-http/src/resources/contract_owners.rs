@@ -2,8 +2,10 @@
 //! sub-brands (an owned list: written with the owner, in one transaction).
 
 use billing_auth::AuthenticatedUser;
+use billing_persistence::contract_owners::Changes;
 use billing_persistence::{DbConnection, customers, users};
 
+use crate::error::ApiError;
 use crate::machinery::declared::Hooks;
 use crate::machinery::resource::{ApiResult, still_referenced};
 
@@ -21,6 +23,38 @@ billing_domain::contract_owners!(
 );
 
 impl Hooks for ContractOwners {
+    /// A user restricted to contract owners may change or delete only those (403): every
+    /// owner can be read, but another owner's record is that owner's data.
+    fn check_change(
+        _: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        if caller.contract_owners.allows(current.id) {
+            return Ok(());
+        }
+        Err(ApiError::forbidden(format!(
+            "contract owner {} is not one of your contract owners: you may read it, not change it",
+            current.id
+        )))
+    }
+
+    /// A user restricted to contract owners cannot create one (403): it would be outside
+    /// their scope the moment it exists.
+    fn check_write(
+        _: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: Option<&Record>,
+        _: &Changes,
+    ) -> ApiResult<()> {
+        if current.is_none() && !caller.contract_owners.is_all() {
+            return Err(ApiError::forbidden(
+                "a user limited to contract owners cannot create contract owners",
+            ));
+        }
+        Ok(())
+    }
+
     fn check_delete(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -1,9 +1,9 @@
 //! What dialstrings and call classes share: each rates as a source charge group, so its source
 //! (through that group) decides whether the API may change it (siMaintained → 412), and one
-//! value may be in force only once per source and date (409), checked under the source's
-//! lock so that two concurrent writers cannot both pass.
+//! value may be in force only once per source and date (409); `Database::write` keeps two
+//! concurrent writers from both passing.
 
-use billing_persistence::in_force::{InForce, lock_source};
+use billing_persistence::in_force::InForce;
 use billing_persistence::{DbConnection, reference_data_source_charge_groups};
 use chrono::NaiveDate;
 
@@ -47,7 +47,6 @@ pub fn check_rated_write(
     ) -> billing_persistence::error::PersistenceResult<Option<i64>>,
 ) -> ApiResult<()> {
     let source_id = open_source_of(connection, write.group_id)?;
-    lock_source(connection, source_id)?;
     let record = InForce {
         value: write.value,
         source_id,

@@ -60,12 +60,47 @@ impl Hooks for ReferenceDataSourceChargeGroups {
         Ok(())
     }
 
+    /// The source must accept API changes; a group moved to another source takes its
+    /// dialstrings and call classes along, so none of them may already be in force there
+    /// (409, as writing such a record directly would be).
     fn check_write(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,
-        _: Option<&Record>,
+        current: Option<&Record>,
         changes: &Changes,
     ) -> ApiResult<()> {
-        ensure_source_open(connection, changes.reference_data_source_id)
+        let source_id = changes.reference_data_source_id;
+        ensure_source_open(connection, source_id)?;
+        let Some(current) = current.filter(|current| current.reference_data_source_id != source_id)
+        else {
+            return Ok(());
+        };
+        let moved = [
+            (
+                "dialstring",
+                billing_persistence::dialstrings::conflicting_on_move as MoveCheck,
+            ),
+            (
+                "call class",
+                billing_persistence::call_classes::conflicting_on_move,
+            ),
+        ];
+        for (noun, conflicting_on_move) in moved {
+            if let Some((value, other)) = conflicting_on_move(connection, current.id, source_id)? {
+                return Err(ApiError::conflict(format!(
+                    "moving this group to reference data source {source_id} would put its {noun} \
+                     {value:?} in force there twice: {noun} record {other} of another group \
+                     already has it on some of the same dates"
+                )));
+            }
+        }
+        Ok(())
     }
 }
+
+/// A table's `conflicting_on_move` (`billing_persistence::in_force`).
+type MoveCheck = fn(
+    &mut DbConnection,
+    i64,
+    i64,
+) -> billing_persistence::error::PersistenceResult<Option<(String, i64)>>;

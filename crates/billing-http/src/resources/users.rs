@@ -38,7 +38,7 @@ billing_domain::users!(
 pub type User = Record;
 
 impl Hooks for Users {
-    /// Each contract owner once, in ascending order.
+    /// Each contract owner once, in ascending order; none for an ADMINISTRATOR.
     fn complete(
         _: &mut DbConnection,
         _: &AuthenticatedUser,
@@ -47,6 +47,11 @@ impl Hooks for Users {
     ) -> ApiResult<()> {
         input.contract_owner_ids.sort_by_key(|id| id.0);
         input.contract_owner_ids.dedup_by_key(|id| id.0);
+        billing_domain::users::check_contract_owner_limit(
+            billing_domain::json_name!(contract_owner_ids),
+            &input.roles,
+            input.contract_owner_ids.len(),
+        )?;
         Ok(())
     }
 

@@ -55,7 +55,7 @@ async fn body<T: serde::de::DeserializeOwned + garde::Validate<Context = ()>>(
     state: &AppState,
 ) -> Result<T, ApiError> {
     reject_query(request)?;
-    let (value, _) = read_json(request, payload, BodyKind::Json, state.limits.body_bytes).await?;
+    let (value, _) = read_json(request, payload, BodyKind::Json, &state.limits).await?;
     if !value.is_object() {
         return Err(ApiError::field("body", "must be a JSON object"));
     }

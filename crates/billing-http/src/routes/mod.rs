@@ -3,5 +3,6 @@
 pub mod authentication;
 pub mod documentation;
 pub mod health;
+pub mod rating_lookup_body;
 pub mod rating_lookups;
 pub mod reference_data_summary;

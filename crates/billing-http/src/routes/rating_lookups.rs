@@ -6,16 +6,15 @@
 //! A body that breaks the request's shape is 400 naming the member (`items[3].callClass`).
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use billing_domain::dates::parse_date;
+use billing_domain::ValidationErrors;
 use billing_domain::rating::{DayRange, Matched, Rating, RatingRequest, date_of};
 use billing_domain::roles::Permission;
-use billing_domain::{FieldError, ValidationErrors};
-use chrono::NaiveDate;
 use serde_json::{Map, Value, json};
 
+use super::rating_lookup_body::{BodyError, Lookup, parse};
 use crate::error::ApiError;
 use crate::live_rating::Live;
-use crate::machinery::request::{BodyKind, Caller, read_json, reject_query};
+use crate::machinery::request::{BodyKind, Caller, not_json, read_body, reject_query};
 use crate::state::AppState;
 
 /// The most items one request may rate.
@@ -25,144 +24,20 @@ pub const MAX_TEXT_CHARS: usize = 255;
 /// The longest `dialledNumber` (only its first 15 digits can match).
 pub const MAX_NUMBER_CHARS: usize = 64;
 /// The body limit of this route, whatever the service-wide one: 10,000 items with every
-/// member at its longest (`{"dialledNumber":…64,"callClass":…255,"serviceId":…255}`, each
-/// character up to 4 bytes of UTF-8 or 6 as a JSON escape) fit with room to spare.
-pub const BODY_LIMIT_BYTES: usize = 16 * 1024 * 1024;
+/// member at its longest in ASCII (`{"dialledNumber":…64,"callClass":…255,"serviceId":…255}`,
+/// 625 bytes) take 6.25 MB; 8 MiB leaves room for spacing and some escaped or non-ASCII text.
+/// The body is read into typed items as it is parsed (`rating_lookup_body`), so what a request
+/// holds is bounded by this, whatever it sends.
+pub const BODY_LIMIT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The members of a request and of an item, each named once.
 pub const SOURCE: &str = "referenceDataSourceId";
 pub const DIALLED_NUMBER: &str = "dialledNumber";
 pub const CALL_CLASS: &str = "callClass";
 pub const SERVICE_ID: &str = "serviceId";
-const REQUEST_MEMBERS: [&str; 3] = [SOURCE, "date", "items"];
-const ITEM_MEMBERS: [&str; 3] = [DIALLED_NUMBER, CALL_CLASS, SERVICE_ID];
 
 /// The outcomes, as the OpenAPI document lists them.
 pub const OUTCOMES: [&str; 4] = ["DIALSTRING", "CALL_CLASS", "IGNORED", "UNRATED"];
-
-struct Item {
-    dialled_number: Option<String>,
-    call_class: Option<String>,
-    service_id: Option<String>,
-}
-
-struct Lookup {
-    source: i64,
-    date: NaiveDate,
-    items: Vec<Item>,
-}
-
-/// An optional string member of an item: absent or null is "not given".
-fn text_member(
-    item: &Map<String, Value>,
-    name: &str,
-    max: usize,
-    path: &str,
-    errors: &mut Vec<FieldError>,
-) -> Option<String> {
-    match item.get(name) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(text)) if text.chars().count() <= max => Some(text.clone()),
-        Some(Value::String(_)) => {
-            errors.push(FieldError::new(
-                format!("{path}.{name}"),
-                format!("must be at most {max} characters"),
-            ));
-            None
-        }
-        Some(_) => {
-            errors.push(FieldError::new(
-                format!("{path}.{name}"),
-                "must be a string or null",
-            ));
-            None
-        }
-    }
-}
-
-/// The body, checked: every broken member is named (at most the first 100).
-fn parse(body: Value) -> Result<Lookup, ApiError> {
-    let Value::Object(members) = body else {
-        return Err(ApiError::field("body", "must be a JSON object"));
-    };
-    let mut errors = Vec::new();
-    for name in members.keys() {
-        if !REQUEST_MEMBERS.contains(&name.as_str()) {
-            errors.push(FieldError::new(name.clone(), "unknown field"));
-        }
-    }
-    let source = match members.get(SOURCE) {
-        None | Some(Value::Null) => {
-            errors.push(FieldError::new(SOURCE, "is required"));
-            0
-        }
-        Some(value) => match value.as_i64().filter(|id| *id >= 1 && value.is_i64()) {
-            Some(id) => id,
-            None => {
-                errors.push(FieldError::new(SOURCE, "must be an integer >= 1"));
-                0
-            }
-        },
-    };
-    let date = match members.get("date") {
-        None | Some(Value::Null) => chrono::Utc::now().date_naive(),
-        Some(Value::String(text)) => parse_date(text).unwrap_or_else(|| {
-            errors.push(FieldError::new("date", "must be a date (yyyy-MM-dd)"));
-            NaiveDate::MIN
-        }),
-        Some(_) => {
-            errors.push(FieldError::new("date", "must be a date (yyyy-MM-dd)"));
-            NaiveDate::MIN
-        }
-    };
-    let mut items = Vec::new();
-    match members.get("items") {
-        Some(Value::Array(elements)) if (1..=MAX_ITEMS).contains(&elements.len()) => {
-            items.reserve(elements.len());
-            for (index, element) in elements.iter().enumerate() {
-                let path = format!("items[{index}]");
-                let Value::Object(item) = element else {
-                    errors.push(FieldError::new(path, "must be an object"));
-                    continue;
-                };
-                for name in item.keys() {
-                    if !ITEM_MEMBERS.contains(&name.as_str()) {
-                        errors.push(FieldError::new(format!("{path}.{name}"), "unknown field"));
-                    }
-                }
-                items.push(Item {
-                    dialled_number: text_member(
-                        item,
-                        DIALLED_NUMBER,
-                        MAX_NUMBER_CHARS,
-                        &path,
-                        &mut errors,
-                    ),
-                    call_class: text_member(item, CALL_CLASS, MAX_TEXT_CHARS, &path, &mut errors),
-                    service_id: text_member(item, SERVICE_ID, MAX_TEXT_CHARS, &path, &mut errors),
-                });
-                if errors.len() >= 100 {
-                    break;
-                }
-            }
-        }
-        Some(Value::Array(elements)) => errors.push(FieldError::new(
-            "items",
-            format!("must hold 1 to {MAX_ITEMS} items (got {})", elements.len()),
-        )),
-        None | Some(Value::Null) => errors.push(FieldError::new("items", "is required")),
-        Some(_) => errors.push(FieldError::new("items", "must be an array of objects")),
-    }
-    if !errors.is_empty() {
-        errors.truncate(100);
-        return Err(ApiError::validation(ValidationErrors { errors }));
-    }
-    Ok(Lookup {
-        source,
-        date,
-        items,
-    })
-}
 
 fn dates(into: &mut Map<String, Value>, prefix: &str, range: Option<DayRange>) {
     if let Some(range) = range {
@@ -314,8 +189,22 @@ pub async fn lookups(
 ) -> Result<HttpResponse, ApiError> {
     caller.require(Permission::ReadReferenceData)?;
     reject_query(&request)?;
-    let (body, _) = read_json(&request, payload, BodyKind::Json, BODY_LIMIT_BYTES).await?;
-    let lookup = parse(body)?;
+    let bytes = read_body(
+        &request,
+        payload,
+        BodyKind::Json,
+        BODY_LIMIT_BYTES,
+        state.limits.body_timeout,
+    )
+    .await?;
+    let lookup = match parse(&bytes, chrono::Utc::now().date_naive()) {
+        Ok(lookup) => lookup,
+        Err(BodyError::Syntax(error)) => return Err(not_json(error)),
+        Err(BodyError::Fields(errors)) => {
+            return Err(ApiError::validation(ValidationErrors { errors }));
+        }
+    };
+    drop(bytes);
     // Rating 10,000 items takes a few milliseconds: off the async workers.
     let results = web::block(move || {
         let live = state.rating.read();

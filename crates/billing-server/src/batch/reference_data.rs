@@ -464,11 +464,21 @@ impl Progress {
 pub enum ImportError {
     Rows(Vec<String>),
     Failed(String),
+    Storage(PersistenceError),
 }
 
 impl From<PersistenceError> for ImportError {
     fn from(error: PersistenceError) -> Self {
-        ImportError::Failed(error.to_string())
+        ImportError::Storage(error)
+    }
+}
+
+impl billing_persistence::StorageError for ImportError {
+    fn storage_fault(&self) -> Option<billing_persistence::StorageFault> {
+        match self {
+            ImportError::Storage(storage) => storage.fault(),
+            _ => None,
+        }
     }
 }
 
@@ -580,7 +590,7 @@ pub fn export(database: &Database, directory: &Path) -> Result<String, BatchErro
     let started = Instant::now();
     let snapshot = database
         .read(rating_data::load)
-        .map_err(|e| BatchError(e.to_string()))?;
+        .map_err(|e: PersistenceError| BatchError(e.to_string()))?;
     let feed = &snapshot.feed;
     std::fs::create_dir_all(directory)?;
     let open = |index: usize| -> Result<csv::Writer<std::fs::File>, BatchError> {

@@ -105,6 +105,7 @@ pub fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings
         login_window_seconds: 900,
         trusted_proxies: None,
         body_limit_bytes: 64 * 1024,
+        body_timeout_seconds: 30,
         workers: 2,
         rating_word_limit: None,
         logging: LogSettings {
