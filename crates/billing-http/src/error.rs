@@ -143,6 +143,22 @@ impl ApiError {
         )
     }
 
+    /// 414: the request target (path and query) is longer than `limit` bytes.
+    pub fn uri_too_long(limit: usize) -> Self {
+        Self::new(
+            StatusCode::URI_TOO_LONG,
+            format!("the request target (path and query string) is longer than {limit} bytes"),
+        )
+    }
+
+    /// 431: the request's headers take more than `limit` bytes.
+    pub fn headers_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!("the request headers take more than {limit} bytes"),
+        )
+    }
+
     /// 408: the body did not arrive in time. The connection is closed after the answer (the
     /// rest of the body is never read).
     pub fn request_timeout(timeout: std::time::Duration) -> Self {

@@ -17,6 +17,35 @@ pub struct ItemRoute(pub &'static str);
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
+/// The longest request target (path and query string) served, in bytes; a longer one is 414.
+/// Every response header the service writes from the query (`Link`) stays proportionate to it.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// The most bytes of request headers (names and values) served; more is 431. The HTTP library
+/// itself refuses a request head over 128 KiB, or of more than 96 headers, before this is
+/// reached (`billing_http::transport` makes those answers problem+json too).
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// 414 or 431 problem+json for a request whose target or headers are over the limits above.
+fn oversized(request: &ServiceRequest) -> Option<crate::error::ApiError> {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |target| target.as_str().len());
+    if target > MAX_URI_BYTES {
+        return Some(crate::error::ApiError::uri_too_long(MAX_URI_BYTES));
+    }
+    let headers: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len())
+        .sum();
+    if headers > MAX_HEADER_BYTES {
+        return Some(crate::error::ApiError::headers_too_large(MAX_HEADER_BYTES));
+    }
+    None
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RequestContext {
     pub request_id: String,
@@ -59,7 +88,7 @@ fn request_id_from(request: &ServiceRequest) -> String {
 
 pub async fn middleware(
     request: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
     let context = RequestContext {
@@ -77,7 +106,13 @@ pub async fn middleware(
     // verified the token) ran.
     let (response, user_id) = CONTEXT
         .scope(context, async move {
-            let response = next.call(request).await;
+            let response = match oversized(&request) {
+                Some(error) => Ok(request.error_response(error)),
+                None => next
+                    .call(request)
+                    .await
+                    .map(ServiceResponse::map_into_boxed_body),
+            };
             let user_id = CONTEXT
                 .try_with(|context| context.user_id.get())
                 .ok()

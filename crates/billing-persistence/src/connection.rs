@@ -334,27 +334,10 @@ impl Database {
                 (applied, lock)
             }
             Backend::Sqlite => {
-                if let Some(parent) = PathBuf::from(&url)
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                {
-                    std::fs::create_dir_all(parent).map_err(|e| {
-                        PersistenceError::Connection(format!(
-                            "cannot create {}: {e}",
-                            parent.display()
-                        ))
-                    })?;
-                }
-                let mut first = diesel::SqliteConnection::establish(&url)
-                    .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-                // Another process starting on the same file holds its lock while it switches
-                // the file to WAL and for as long as its migrations take: wait longer than a
-                // request would, from the first statement on.
-                first.batch_execute(&format!("PRAGMA busy_timeout = {SQLITE_START_BUSY_MS}"))?;
-                first.batch_execute(SQLITE_SETTINGS)?;
-                crate::list::register_unicode_lower(&mut first)?;
-                let applied = first.immediate_transaction(|connection| {
-                    run_pending(connection, SQLITE_MIGRATIONS)
+                // Every failure here names the file: "database or disk is full" alone does
+                // not say which disk.
+                let applied = open_sqlite_for_start(&url).map_err(|error| {
+                    PersistenceError::Connection(format!("SQLite database {url}: {error}"))
                 })?;
                 (applied, StartLock { connection: None })
             }
@@ -486,14 +469,13 @@ impl Database {
                     sqlite.batch_execute(&format!("PRAGMA busy_timeout = {millis}"))?;
                     AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
                 }
-                DbConnection::Postgres(postgres) => AnsiTransactionManager::begin_transaction(
-                    postgres,
-                )
-                .and_then(|()| {
-                    postgres.batch_execute(&format!(
+                DbConnection::Postgres(postgres) => {
+                    AnsiTransactionManager::begin_transaction(postgres).and_then(|()| {
+                        postgres.batch_execute(&format!(
                         "SET LOCAL statement_timeout = {millis}; SET LOCAL lock_timeout = {millis}"
                     ))
-                }),
+                    })
+                }
             };
             let written = setup.and_then(|()| {
                 connection.batch_execute(
@@ -519,6 +501,73 @@ impl Database {
                 other => other,
             })
         })
+    }
+}
+
+/// Creates the SQLite file (and its directory) if needed, switches it to WAL and runs the
+/// pending migrations in one `BEGIN IMMEDIATE` transaction (see [`Database::open_for_start`]).
+fn open_sqlite_for_start(url: &str) -> PersistenceResult<Vec<String>> {
+    if let Some(parent) = PathBuf::from(url)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            PersistenceError::Connection(format!("cannot create {}: {e}", parent.display()))
+        })?;
+    }
+    let mut first = diesel::SqliteConnection::establish(url)
+        .map_err(|e| PersistenceError::Connection(e.to_string()))?;
+    // Another process starting on the same file holds its lock while it switches the file to
+    // WAL and for as long as its migrations take: wait longer than a request would, from the
+    // first statement on.
+    first.batch_execute(&format!("PRAGMA busy_timeout = {SQLITE_START_BUSY_MS}"))?;
+    first.batch_execute(SQLITE_SETTINGS)?;
+    crate::list::register_unicode_lower(&mut first)?;
+    first.immediate_transaction(|connection| run_pending(connection, SQLITE_MIGRATIONS))
+}
+
+/// The claim of the one instance that serves a SQLite database: an exclusive lock on
+/// `<database>.serve-lock`, held until this is dropped (or the process ends, however it ends).
+#[derive(Debug)]
+pub struct ServeClaim {
+    _file: Option<std::fs::File>,
+}
+
+/// Claims a SQLite database for one serving instance (docs/operations.md: SQLite is for one
+/// instance; several share a PostgreSQL database). A second instance on the same file is
+/// refused with a message that says so; the command line's batch jobs do not claim, so they
+/// still run beside the server. On PostgreSQL there is nothing to claim.
+pub fn claim_for_serving(config: &DatabaseConfig) -> PersistenceResult<ServeClaim> {
+    let (backend, url) = config.resolve()?;
+    if backend == Backend::Postgres {
+        return Ok(ServeClaim { _file: None });
+    }
+    let path = PathBuf::from(format!("{url}.serve-lock"));
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            PersistenceError::Connection(format!("cannot create {}: {e}", parent.display()))
+        })?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| {
+            PersistenceError::Connection(format!("cannot open {}: {e}", path.display()))
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(ServeClaim { _file: Some(file) }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(PersistenceError::Connection(format!(
+            "another billing instance is serving the SQLite database {url} (it holds {}); \
+             SQLite serves one instance: stop the other one, or use PostgreSQL (DATABASE_URL) \
+             to run several",
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(PersistenceError::Connection(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
     }
 }
 

@@ -57,8 +57,8 @@ pub mod user_contract_owners;
 pub mod users;
 
 pub use connection::{
-    Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, Pooled, StartLock,
-    WRITE_ATTEMPTS,
+    Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, Pooled, ServeClaim,
+    StartLock, WRITE_ATTEMPTS, claim_for_serving,
 };
 pub use error::{PersistenceError, StorageError, StorageFault};
 

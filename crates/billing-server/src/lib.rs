@@ -81,6 +81,16 @@ pub fn open_database_reporting(
     Ok(Database::open_reporting(&database_config(settings))?)
 }
 
+/// Claims a SQLite database for this serving instance (a second one is refused; see
+/// `billing_persistence::claim_for_serving`); held for as long as the claim lives.
+pub fn claim_for_serving(
+    settings: &DatabaseSettings,
+) -> Result<billing_persistence::ServeClaim, ServerError> {
+    Ok(billing_persistence::claim_for_serving(&database_config(
+        settings,
+    ))?)
+}
+
 fn database_config(settings: &DatabaseSettings) -> DatabaseConfig {
     DatabaseConfig {
         url: settings.database_url.clone(),

@@ -256,10 +256,11 @@ fn check_settings(command: &Command) -> Result<(), String> {
     Ok(())
 }
 
-/// Binds the addresses first (an address in use fails here, before anything is created), then
-/// opens the database and makes what a first start makes, then serves.
+/// Binds the addresses first (an address in use fails here, before anything is created),
+/// claims a SQLite database for this one instance, then opens the database and makes what a first start makes, then serves.
 fn serve(settings: &Settings) -> Result<(), ServerError> {
     let listeners = Listeners::bind(settings)?;
+    let _claim = billing_server::claim_for_serving(&settings.database)?;
     let state = build_state(settings)?;
     actix_web::rt::System::new().block_on(async {
         let serving = serve_on(settings, listeners, state)?;

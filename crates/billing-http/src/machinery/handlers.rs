@@ -260,11 +260,12 @@ pub async fn list<R: Resource>(
         page: 1,
         page_size: 1,
     });
-    Ok(HttpResponse::Ok()
-        .insert_header(("X-Total-Count", total.to_string()))
-        .insert_header((header::LINK, link_header(&request, &pairs, page, total)))
-        .content_type("application/json")
-        .body(body))
+    let mut response = HttpResponse::Ok();
+    response.insert_header(("X-Total-Count", total.to_string()));
+    if let Some(links) = link_header(&request, &pairs, page, total) {
+        response.insert_header((header::LINK, links));
+    }
+    Ok(response.content_type("application/json").body(body))
 }
 
 pub async fn exists<R: Resource>(

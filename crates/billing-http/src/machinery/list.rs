@@ -192,13 +192,21 @@ pub fn project(records: Vec<Value>, fields: &Option<Vec<String>>) -> Vec<Value> 
         .collect()
 }
 
-/// RFC 8288 links to the first, previous, next and last pages, keeping every other parameter.
+/// The most bytes a `Link` header may take: with the other headers it stays well under the
+/// 16 KiB of response headers common clients accept (Node.js), and under the nginx recipe's
+/// proxy buffer.
+pub const MAX_LINK_BYTES: usize = 8 * 1024;
+
+/// RFC 8288 links to the next, previous, first and last pages, keeping every other parameter.
+/// The header stays proportionate to the query: when all four links would take more than
+/// [`MAX_LINK_BYTES`], `first` and `last` are left out, then `prev`; when `next` alone would,
+/// there is no header (`None`), and `X-Total-Count` with `page` still say where the pages are.
 pub fn link_header(
     request: &HttpRequest,
     pairs: &[(String, String)],
     page: PageRequest,
     total: i64,
-) -> String {
+) -> Option<String> {
     let last = page.last_page(total);
     let current = i64::from(page.page);
     let link = |target: i64, relation: &str| {
@@ -211,13 +219,30 @@ pub fn link_header(
         let query = serde_urlencoded::to_string(&params).unwrap_or_default();
         format!("<{}?{}>; rel=\"{}\"", request.path(), query, relation)
     };
-    let mut links = vec![link(1, "first")];
-    if current > 1 {
-        links.push(link((current - 1).min(last), "prev"));
+    let next = (current < last).then(|| link(current + 1, "next"));
+    let prev = (current > 1).then(|| link((current - 1).min(last), "prev"));
+    let one = link(1, "first").len();
+    let fits = |links: &[&String]| {
+        links.iter().map(|link| link.len() + 2).sum::<usize>() <= MAX_LINK_BYTES
+    };
+    let paging: Vec<&String> = next.iter().chain(prev.iter()).collect();
+    // Every link is about as long as the first: measure before building the other two.
+    if paging.iter().map(|link| link.len() + 2).sum::<usize>() + 2 * (one + 2) <= MAX_LINK_BYTES {
+        let mut links = vec![link(1, "first")];
+        links.extend(prev.clone());
+        links.extend(next.clone());
+        links.push(link(last, "last"));
+        return Some(links.join(", "));
     }
-    if current < last {
-        links.push(link(current + 1, "next"));
+    for kept in [paging.clone(), next.iter().collect()] {
+        if !kept.is_empty() && fits(&kept) {
+            return Some(
+                kept.iter()
+                    .map(|link| link.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+        }
     }
-    links.push(link(last, "last"));
-    links.join(", ")
+    None
 }

@@ -117,8 +117,10 @@ pub async fn summary_rows(
         page: 1,
         page_size: 1,
     });
-    Ok(HttpResponse::Ok()
-        .insert_header(("X-Total-Count", total.to_string()))
-        .insert_header((header::LINK, link_header(&request, &pairs, page, total)))
-        .json(project(rows, &params.fields)))
+    let mut response = HttpResponse::Ok();
+    response.insert_header(("X-Total-Count", total.to_string()));
+    if let Some(links) = link_header(&request, &pairs, page, total) {
+        response.insert_header((header::LINK, links));
+    }
+    Ok(response.json(project(rows, &params.fields)))
 }

@@ -814,3 +814,38 @@ fn a_bulk_user_create_of_the_cap_stays_under_200_mib_on_postgres() {
     bulk_user_create_stays_small(Some(url));
     let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
 }
+
+#[test]
+fn a_second_instance_on_the_same_sqlite_database_is_refused() {
+    let dir = scratch();
+    let port = free_port();
+    let mut first = start_server(&dir, port);
+    let second = billing(
+        &dir,
+        &["serve"],
+        &[
+            ("BILLING_BIND", &format!("127.0.0.1:{}", free_port())),
+            ("BILLING_ADMIN_PASSWORD", "durability-test-password"),
+        ],
+    );
+    let _ = first.kill();
+    let _ = first.wait();
+    assert!(!second.status.success());
+    let said = without_colours(&String::from_utf8_lossy(&second.stderr));
+    assert!(
+        said.contains("another billing instance is serving the SQLite database")
+            && said.contains("billing.db.serve-lock"),
+        "{said}"
+    );
+    // Once the first has stopped, the claim is free again; a batch job never needed it.
+    let users = billing(&dir, &["migrate"], &[]);
+    assert!(
+        users.status.success(),
+        "{}",
+        String::from_utf8_lossy(&users.stderr)
+    );
+    let port = free_port();
+    let mut again = start_server(&dir, port);
+    let _ = again.kill();
+    let _ = again.wait();
+}

@@ -685,3 +685,58 @@ fn the_instances_trust_exactly_the_proxy_that_sets_x_forwarded_for() {
     billing_http::machinery::proxies::TrustedProxies::parse(trusted).expect("a valid setting");
     billing_http::machinery::proxies::TrustedProxies::parse(&nginx_address).expect("valid");
 }
+
+/// The value of nginx directive `name` (its first argument) in the active lines of `text`.
+fn nginx_directive<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or_default().trim())
+        .find_map(|line| line.strip_prefix(name).filter(|rest| rest.starts_with(' ')))
+        .map(|rest| rest.trim().trim_end_matches(';'))
+}
+
+/// `16k`, `8m`, `40k` in bytes.
+fn nginx_size(value: &str) -> usize {
+    let (digits, unit) = value.split_at(value.len() - 1);
+    let number: usize = digits
+        .parse()
+        .unwrap_or_else(|_| value.parse().expect("a size"));
+    match unit {
+        "k" => number * 1024,
+        "m" => number * 1024 * 1024,
+        _ => value.parse().expect("a size"),
+    }
+}
+
+#[test]
+fn the_proxy_buffers_hold_what_the_service_accepts_and_sends() {
+    use billing_http::machinery::list::MAX_LINK_BYTES;
+    use billing_http::request_context::{MAX_HEADER_BYTES, MAX_URI_BYTES};
+    use billing_http::routes::rating_lookups::BODY_LIMIT_BYTES;
+    let nginx = read("deploy/nginx/billing.conf");
+    let body =
+        nginx_size(nginx_directive(&nginx, "client_max_body_size").expect("client_max_body_size"));
+    assert!(
+        body >= BODY_LIMIT_BYTES,
+        "nginx refuses rating bodies the service accepts"
+    );
+    let headers = nginx_directive(&nginx, "large_client_header_buffers")
+        .expect("large_client_header_buffers");
+    let each = nginx_size(headers.split_whitespace().nth(1).expect("a size"));
+    assert!(
+        each > MAX_URI_BYTES && each > MAX_HEADER_BYTES,
+        "nginx answers 414/400 itself, without problem+json"
+    );
+    // A response head: the Link header at its longest, and room for the rest.
+    let buffer =
+        nginx_size(nginx_directive(&nginx, "proxy_buffer_size").expect("proxy_buffer_size"));
+    assert!(
+        buffer >= MAX_LINK_BYTES + 4096,
+        "nginx would answer 502 for a long Link header"
+    );
+    // systemd tries a failed start again after a pause, not in a tight loop.
+    let unit = read("deploy/billing.service");
+    assert!(
+        unit.lines().any(|line| line.trim() == "RestartSec=5"),
+        "{unit}"
+    );
+}

@@ -1,0 +1,385 @@
+//! What a hostile or careless client found (issue 19), kept fixed: bounded work per request,
+//! the owner scope on every write, rules re-checked whatever path changes their inputs,
+//! bounded statements and headers, and database faults told truthfully.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::sites::{create_site, customer_of, site_body, world};
+use crate::support::{Backend, TestApp, reference_chain};
+
+fn id(value: &Value) -> i64 {
+    value["id"].as_i64().expect("id")
+}
+
+fn patch_as(app: &TestApp, token: &str, path: &str, operations: Value) -> crate::support::Reply {
+    app.send(
+        "PATCH",
+        path,
+        Some(token),
+        &[],
+        Some(("application/json-patch+json", operations.to_string())),
+    )
+}
+
+fn send_as(
+    app: &TestApp,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> crate::support::Reply {
+    app.send(
+        method,
+        path,
+        Some(token),
+        &[],
+        body.map(|body| ("application/json", body.to_string())),
+    )
+}
+
+/// A user of `roles` limited to `owners`, signed in.
+fn restricted(app: &TestApp, name: &str, roles: &[&str], owners: &[i64]) -> String {
+    let reply = app.post(
+        "/v1/users",
+        json!({ "username": name, "password": "a-long-enough-password", "roles": roles, "contractOwnerIds": owners }),
+    );
+    assert_eq!(reply.status, 201, "{}", reply.text);
+    app.login(name, "a-long-enough-password")
+}
+
+/// Sends `head` and then `body` on a raw connection, and reads what comes back.
+fn raw(app: &TestApp, head: &str, body: &[u8], pause: Duration) -> String {
+    let address = app.base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(head.as_bytes()).expect("head");
+    stream.write_all(body).expect("body");
+    std::thread::sleep(pause);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+api_test! {
+    fn a_patch_cannot_grow_a_document_past_the_body_limit(app) {
+        let chain = reference_chain(&app);
+        let path = format!("/v1/charge-groups/{}", chain.charge_group);
+        let before = app.get(&path);
+        // Each copy doubles the document: 24 of them would make gigabytes.
+        let mut operations = vec![json!({ "op": "add", "path": "/zz", "value": ["x".repeat(1000)] })];
+        operations.extend((0..24).map(|_| json!({ "op": "copy", "from": "/zz", "path": "/zz/-" })));
+        operations.push(json!({ "op": "remove", "path": "/zz" }));
+        let started = Instant::now();
+        let refused = app.patch(&path, Value::Array(operations));
+        let body = refused.assert_problem(400);
+        // The tests' body limit is 64 KiB: the 7th copy would pass it.
+        assert_eq!(refused.error_fields(), vec!["[7]"], "{body}");
+        assert!(body["detail"].as_str().expect("detail").contains("larger than 65536 bytes"), "{body}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // Nothing changed; a patch that stays within the bound still works.
+        let after = app.get(&path);
+        assert_eq!(after.header("etag"), before.header("etag"));
+        let fine = app.patch(&path, json!([
+            { "op": "add", "path": "/zz", "value": ["x"] },
+            { "op": "copy", "from": "/zz", "path": "/zz/-" },
+            { "op": "remove", "path": "/zz" },
+            { "op": "replace", "path": "/name", "value": "Renamed" }
+        ]));
+        assert_eq!(fine.status, 200, "{}", fine.text);
+    }
+
+    fn a_rating_request_stops_at_the_first_item_too_many(app) {
+        let chain = reference_chain(&app);
+        let items: Vec<Value> = (0..10_001).map(|_| json!({})).collect();
+        let refused = app.post("/v1/rating/lookups", json!({ "referenceDataSourceId": chain.open_source, "items": items }));
+        let body = refused.assert_problem(400);
+        assert_eq!(refused.error_fields(), vec!["items"], "{body}");
+        // A body past the route's own limit (8 MiB) is refused before it is read.
+        let huge = format!(r#"{{"referenceDataSourceId":1,"items":[{}{{}}]}}"#, "{},".repeat(3_000_000));
+        let reply = app.send("POST", "/v1/rating/lookups", Some(&app.admin_token), &[], Some(("application/json", huge)));
+        reply.assert_problem(413);
+        // 10,000 items are fine.
+        let items: Vec<Value> = (0..10_000).map(|_| json!({ "dialledNumber": "441234" })).collect();
+        let rated = app.post("/v1/rating/lookups", json!({ "referenceDataSourceId": chain.open_source, "items": items }));
+        assert_eq!(rated.status, 200, "{}", rated.text);
+        assert_eq!(rated.json()["results"].as_array().expect("results").len(), 10_000);
+    }
+
+    fn a_body_that_trickles_is_refused(app, settings => settings.body_timeout_seconds = 1) {
+        let head = format!(
+            "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n",
+            app.admin_token
+        );
+        let started = Instant::now();
+        let answer = raw(&app, &head, b"{\"name\":", Duration::from_millis(1500));
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains("application/problem+json"), "{answer}");
+        assert!(answer.contains("did not arrive within 1 seconds"), "{answer}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
+    }
+
+    fn a_restricted_user_cannot_change_or_remove_a_run_of_another_owners_sites(app) {
+        let w = world(&app);
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        let rival = customer_of(&app, rival_owner, w.cycle, "Rival customer");
+        let mine = create_site(&app, site_body(&w, "Mine"));
+        let mut theirs_body = site_body(&w, "Theirs");
+        theirs_body["customerId"] = json!(rival);
+        let theirs = create_site(&app, theirs_body);
+        let theirs_only = app.create("/v1/adhoc-bill-runs", json!({ "name": "Theirs", "siteIds": [theirs["id"]] }));
+        let mixed = app.create("/v1/adhoc-bill-runs", json!({ "name": "Mixed", "siteIds": [mine["id"], theirs["id"]] }));
+        let my_run = app.create("/v1/adhoc-bill-runs", json!({ "name": "Mine", "siteIds": [mine["id"]] }));
+        let token = restricted(&app, "limited", &["BILLING_MANAGER"], &[w.owner]);
+        for run in [&theirs_only, &mixed] {
+            let path = format!("/v1/adhoc-bill-runs/{}", run["id"]);
+            let before = app.get(&path).json();
+            patch_as(&app, &token, &path, json!([{ "op": "replace", "path": "/siteIds", "value": [mine["id"]] }])).assert_problem(403);
+            send_as(&app, &token, "PUT", &path, Some(json!({ "name": "Taken", "siteIds": [mine["id"]] }))).assert_problem(403);
+            send_as(&app, &token, "DELETE", &path, None).assert_problem(403);
+            let bulk = send_as(&app, &token, "PATCH", "/v1/adhoc-bill-runs", Some(json!([{ "id": run["id"], "name": "Bulk" }])));
+            if bulk.status != 405 {
+                bulk.assert_problem(403);
+            }
+            assert_eq!(app.get(&path).json(), before, "the refused writes changed nothing");
+        }
+        // Their own run they may change and remove; naming another owner's site is still 403.
+        let path = format!("/v1/adhoc-bill-runs/{}", my_run["id"]);
+        patch_as(&app, &token, &path, json!([{ "op": "add", "path": "/siteIds/-", "value": theirs["id"] }])).assert_problem(403);
+        assert_eq!(patch_as(&app, &token, &path, json!([{ "op": "replace", "path": "/name", "value": "Still mine" }])).status, 200);
+        assert_eq!(send_as(&app, &token, "DELETE", &path, None).status, 204);
+        // An unrestricted user may do all of it.
+        assert_eq!(app.delete(&format!("/v1/adhoc-bill-runs/{}", theirs_only["id"])).status, 204);
+    }
+
+    fn a_restricted_user_changes_only_their_own_contract_owners(app) {
+        let mine = id(&app.create("/v1/contract-owners", json!({ "name": "Mine" })));
+        let theirs = id(&app.create("/v1/contract-owners", json!({ "name": "Theirs" })));
+        let token = restricted(&app, "limited", &["BILLING_MANAGER"], &[mine]);
+        // Every owner can be read ...
+        assert_eq!(app.get_as(&token, &format!("/v1/contract-owners/{theirs}")).status, 200);
+        // ... but only their own changed; none created or removed.
+        patch_as(&app, &token, &format!("/v1/contract-owners/{theirs}"), json!([{ "op": "replace", "path": "/name", "value": "Mine now" }])).assert_problem(403);
+        send_as(&app, &token, "DELETE", &format!("/v1/contract-owners/{theirs}"), None).assert_problem(403);
+        send_as(&app, &token, "POST", "/v1/contract-owners", Some(json!({ "name": "New" }))).assert_problem(403);
+        assert_eq!(app.get(&format!("/v1/contract-owners/{theirs}")).json()["name"], "Theirs");
+        assert_eq!(patch_as(&app, &token, &format!("/v1/contract-owners/{mine}"), json!([{ "op": "replace", "path": "/name", "value": "Mine, renamed" }])).status, 200);
+        assert_eq!(app.head("/v1/contract-owners").header("x-total-count"), Some("2"));
+    }
+
+    fn an_administrator_cannot_be_limited_to_contract_owners(app) {
+        let owner = id(&app.create("/v1/contract-owners", json!({ "name": "Owner" })));
+        let refused = app.post("/v1/users", json!({ "username": "boss", "password": "a-long-enough-password",
+            "roles": ["ADMINISTRATOR"], "contractOwnerIds": [owner] }));
+        refused.assert_problem(400);
+        assert_eq!(refused.error_fields(), vec!["contractOwnerIds"]);
+        let admin = app.get("/v1/users?page=1&pageSize=1&username=admin").json()[0]["id"].clone();
+        let refused = app.patch(&format!("/v1/users/{admin}"), json!([{ "op": "add", "path": "/contractOwnerIds/-", "value": owner }]));
+        assert_eq!(refused.error_fields(), vec!["contractOwnerIds"]);
+        // Limited users of other roles are fine; giving one ADMINISTRATOR keeps the rule.
+        let user = app.create("/v1/users", json!({ "username": "ops", "password": "a-long-enough-password",
+            "roles": ["BILLING_MANAGER"], "contractOwnerIds": [owner] }));
+        let promoted = app.patch(&format!("/v1/users/{}", user["id"]), json!([{ "op": "add", "path": "/roles/-", "value": "ADMINISTRATOR" }]));
+        assert_eq!(promoted.error_fields(), vec!["contractOwnerIds"]);
+        let promoted = app.patch(&format!("/v1/users/{}", user["id"]), json!([
+            { "op": "add", "path": "/roles/-", "value": "ADMINISTRATOR" },
+            { "op": "replace", "path": "/contractOwnerIds", "value": [] }
+        ]));
+        assert_eq!(promoted.status, 200, "{}", promoted.text);
+    }
+
+    fn moving_a_group_to_another_source_rechecks_what_it_carries(app) {
+        let chain = reference_chain(&app);
+        let target = id(&app.create("/v1/reference-data-sources", json!({ "name": "Target", "locale": { "id": chain.locale }, "siMaintained": false })));
+        let group = |source: i64, code: &str| id(&app.create("/v1/reference-data-source-charge-groups", json!({
+            "code": code, "name": code, "referenceDataSourceId": source, "chargeGroupId": chain.charge_group, "startDate": "2026-01-01" })));
+        let (moving, resident) = (group(chain.open_source, "M"), group(target, "R"));
+        let dialstring = |value: &str, group: i64, start: &str, end: Value| app.create("/v1/dialstrings",
+            json!({ "dialstring": value, "referenceDataSourceChargeGroupId": group, "startDate": start, "endDate": end }));
+        let carried = dialstring("4420", moving, "2026-01-01", Value::Null);
+        dialstring("4420", resident, "2026-03-01", json!("2026-06-30"));
+        let path = format!("/v1/reference-data-source-charge-groups/{moving}");
+        let to_target = json!([{ "op": "replace", "path": "/referenceDataSourceId", "value": target }]);
+        let refused = app.patch(&path, to_target.clone());
+        let body = refused.assert_problem(409);
+        assert!(body["detail"].as_str().expect("detail").contains("\"4420\""), "{body}");
+        // Call classes move with the group too.
+        let class = app.create("/v1/call-classes", json!({ "callClass": "MOBILE", "referenceDataSourceChargeGroupId": resident, "startDate": "2026-01-01" }));
+        // Once the carried dialstring ends before the resident one starts, the move is fine …
+        let ended = app.patch(&format!("/v1/dialstrings/{}", carried["id"]), json!([{ "op": "add", "path": "/endDate", "value": "2026-02-28" }]));
+        assert_eq!(ended.status, 200, "{}", ended.text);
+        app.create("/v1/call-classes", json!({ "callClass": "MOBILE", "referenceDataSourceChargeGroupId": moving, "startDate": "2026-01-01" }));
+        // … but for the call class both groups have.
+        let refused = app.patch(&path, to_target.clone());
+        assert!(refused.assert_problem(409)["detail"].as_str().expect("detail").contains("MOBILE"));
+        assert_eq!(app.delete(&format!("/v1/call-classes/{}", class["id"])).status, 204);
+        let moved = app.patch(&path, to_target);
+        assert_eq!(moved.status, 200, "{}", moved.text);
+        // Every record of the target source can still be saved as it is.
+        let resident_dialstrings = app.get(&format!("/v1/dialstrings?page=1&pageSize=10&referenceDataSourceChargeGroupId={resident}")).json();
+        let first = &resident_dialstrings[0];
+        let same = app.patch(&format!("/v1/dialstrings/{}", first["id"]), json!([{ "op": "replace", "path": "/dialstring", "value": first["dialstring"] }]));
+        assert_eq!(same.status, 200, "{}", same.text);
+    }
+
+    fn long_queries_get_a_proportionate_link_and_over_long_ones_414(app) {
+        for n in 0..3 {
+            app.create("/v1/charge-group-categories", json!({ "name": format!("C{n}"), "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        }
+        // Page 2 of 3 has all four links when the query is short …
+        let short = app.get("/v1/charge-group-categories?page=2&pageSize=1");
+        let links = short.header("link").expect("link");
+        for relation in ["first", "prev", "next", "last"] {
+            assert!(links.contains(&format!("rel=\"{relation}\"")), "{links}");
+        }
+        // … and stays under 8 KiB whatever the query: the paging links first.
+        let long = format!("/v1/charge-group-categories?page=2&pageSize=1&name=in:C0,C1,C2{}", ",x".repeat(800));
+        let reply = app.get(&long);
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        let links = reply.header("link").expect("link");
+        assert!(links.len() <= 8 * 1024, "{}", links.len());
+        assert!(links.contains("rel=\"next\"") && links.contains("rel=\"prev\""), "{links}");
+        assert!(!links.contains("rel=\"first\""), "{links}");
+        // A request target over 8 KiB is 414, problem+json like every other refusal.
+        let too_long = format!("/v1/charge-group-categories?page=1&pageSize=1&name={}", "x".repeat(9000));
+        app.get(&too_long).assert_problem(414);
+        // So are headers over 32 KiB (431).
+        let filler = "y".repeat(40 * 1024);
+        app.send("GET", "/v1/charge-group-categories?page=1&pageSize=1", Some(&app.admin_token), &[("X-Filler", &filler)], None)
+            .assert_problem(431);
+    }
+
+    fn readiness_answers_within_a_second_when_the_database_takes_no_writes(app) {
+        assert_eq!(app.get("/health/ready").status, 200);
+        // Another connection holds the write lock (SQLite) or the probe's row (PostgreSQL).
+        let url = app.database_url();
+        let holder = std::thread::spawn(move || hold_write_lock(&url, Duration::from_secs(4)));
+        std::thread::sleep(Duration::from_millis(500));
+        let started = Instant::now();
+        let reply = app.get("/health/ready");
+        let took = started.elapsed();
+        reply.assert_problem(503);
+        assert!(reply.header("retry-after").is_some());
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+        holder.join().expect("holder");
+        assert_eq!(app.get("/health/ready").status, 200);
+    }
+
+    fn a_feed_of_100000_charge_groups_imports(app) {
+        reference_chain(&app);
+        let dir = std::env::temp_dir().join(format!("billing_big_feed_{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let write = |file: &str, header: &str, rows: &mut dyn Iterator<Item = String>| {
+            let mut text = format!("{header}\n");
+            for row in rows {
+                text.push_str(&row);
+                text.push('\n');
+            }
+            std::fs::write(dir.join(file), text).expect("write");
+        };
+        write("charge_group_categories.csv", "id,name,charging_unit_type,start_date,end_date",
+            &mut std::iter::once("1,Calls,DURATION,2026-01-01,".to_owned()));
+        write("charge_groups.csv", "id,name,charge_group_category_id,start_date,end_date",
+            &mut (1..=100_000).map(|n| format!("{n},Group {n},1,2026-01-01,")));
+        write("source_charge_groups.csv", "id,name,code,charge_group_id,reference_data_source_id,start_date,end_date",
+            &mut (1..=40_000).map(|n| format!("{n},Own {n},C{n},{n},1,2026-01-01,")));
+        write("ignored_service_ids.csv", "id,service_id,description,start_date,end_date",
+            &mut (1..=40_000).map(|n| format!("{n},S{n},,2026-01-01,")));
+        let data_dir = std::env::temp_dir().join(format!("billing_cli_{}", uuid::Uuid::new_v4().simple()));
+        let output = Command::new(env!("CARGO_BIN_EXE_billing"))
+            .args(["import", "reference-data", dir.to_str().expect("path")])
+            .env("BILLING_DATA_DIR", &data_dir)
+            .env("DATABASE_URL", app.database_url())
+            .env("BILLING_LOG", "warn")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run billing");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(app.head("/v1/charge-groups").header("x-total-count"), Some("100000"));
+        assert_eq!(app.head("/v1/reference-data-source-charge-groups").header("x-total-count"), Some("40000"));
+        assert_eq!(app.head("/v1/ignored-service-ids").header("x-total-count"), Some("40000"));
+        // Imported again over itself: every id is found among the 100,000 (in chunks).
+        let again = Command::new(env!("CARGO_BIN_EXE_billing"))
+            .args(["import", "reference-data", dir.to_str().expect("path")])
+            .env("BILLING_DATA_DIR", &data_dir)
+            .env("DATABASE_URL", app.database_url())
+            .env("BILLING_LOG", "warn")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run billing");
+        assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+        assert_eq!(app.head("/v1/charge-groups").header("x-total-count"), Some("100000"));
+    }
+}
+
+/// Holds the database's write lock (SQLite: `BEGIN IMMEDIATE`) or the readiness probe's row
+/// (PostgreSQL: `SELECT … FOR UPDATE`) for `how_long` from another connection.
+fn hold_write_lock(url: &str, how_long: Duration) {
+    use diesel::Connection;
+    use diesel::connection::SimpleConnection;
+    if url.starts_with("postgres") {
+        let mut connection = diesel::PgConnection::establish(url).expect("connect");
+        connection
+            .batch_execute("BEGIN; SELECT id FROM readiness_probe FOR UPDATE")
+            .expect("lock");
+        std::thread::sleep(how_long);
+        connection.batch_execute("ROLLBACK").expect("unlock");
+    } else {
+        let mut connection = diesel::SqliteConnection::establish(url).expect("connect");
+        connection
+            .batch_execute("PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE")
+            .expect("lock");
+        std::thread::sleep(how_long);
+        connection.batch_execute("ROLLBACK").expect("unlock");
+    }
+}
+
+/// PostgreSQL only: when the server ends every connection of the service (a restart, a
+/// failover, `pg_terminate_backend`), requests are 503 with `Retry-After`, never 500, and the
+/// pool replaces the dead connections.
+#[test]
+fn lost_connections_are_503_and_replaced() {
+    let Some(app) = TestApp::spawn(Backend::Postgres) else {
+        return;
+    };
+    assert_eq!(app.get("/v1/currencies?page=1&pageSize=1").status, 200);
+    let url = app.database_url();
+    {
+        use diesel::Connection;
+        use diesel::connection::SimpleConnection;
+        let mut connection = diesel::PgConnection::establish(&url).expect("connect");
+        connection
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .expect("terminate");
+    }
+    let mut statuses = Vec::new();
+    for code in [
+        "USD", "EUR", "JPY", "CHF", "AUD", "CAD", "NZD", "SEK", "NOK", "DKK", "PLN", "CZK",
+    ] {
+        let reply = app.post("/v1/currencies", crate::support::currency_body(code));
+        if reply.status == 503 {
+            reply.assert_problem(503);
+            assert!(reply.header("retry-after").is_some());
+        } else {
+            assert_eq!(reply.status, 201, "{}", reply.text);
+        }
+        statuses.push(reply.status);
+        if reply.status == 201 {
+            break;
+        }
+    }
+    assert!(
+        statuses.contains(&503),
+        "no request met a dead connection: {statuses:?}"
+    );
+    assert_eq!(statuses.last(), Some(&201), "{statuses:?}");
+}
