@@ -13,6 +13,7 @@ pub mod request_context;
 pub mod resources;
 pub mod routes;
 pub mod state;
+pub mod transport;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};

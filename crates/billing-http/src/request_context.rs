@@ -23,7 +23,7 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// The most bytes of request headers (names and values) served; more is 431. The HTTP library
 /// itself refuses a request head over 128 KiB, or of more than 96 headers, before this is
-/// reached (`billing_http::transport` makes those answers problem+json too).
+/// reached ([`crate::transport`] makes those answers problem+json too).
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
 /// 414 or 431 problem+json for a request whose target or headers are over the limits above.

@@ -258,14 +258,18 @@ pub fn serve_on(
         MetricsOn::Api
     };
     let api_state = state.clone();
-    let api = HttpServer::new(move || billing_http::application(api_state.clone(), metrics_on))
-        .workers(workers)
-        // Every blocking task holds a database connection: more threads than connections only
-        // wait in the pool, and wake each other, instead of waiting in the queue.
-        .worker_max_blocking_threads(settings.database.db_pool_size.max(1) as usize)
-        .shutdown_timeout(30)
-        .listen(listeners.api)?
-        .run();
+    let api = billing_http::transport::serve_api(
+        listeners.api,
+        billing_http::transport::ServeOptions {
+            workers,
+            // Every blocking task holds a database connection: more threads than connections
+            // only wait in the pool, and wake each other, instead of waiting in the queue.
+            blocking_threads: settings.database.db_pool_size.max(1) as usize,
+            shutdown_timeout_seconds: 30,
+        },
+        api_state,
+        metrics_on,
+    )?;
     let metrics = match listeners.metrics {
         Some(listener) => Some(
             HttpServer::new(move || billing_http::metrics_application(state.clone()))

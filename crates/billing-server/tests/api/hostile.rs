@@ -255,6 +255,30 @@ api_test! {
             .assert_problem(431);
     }
 
+    fn what_the_http_library_refuses_itself_is_problem_json_too(app) {
+        let problem = |answer: &str, status: &str| {
+            assert!(answer.starts_with(&format!("HTTP/1.1 {status}")), "{}", &answer[..answer.len().min(300)]);
+            assert!(answer.contains("content-type: application/problem+json"), "{answer}");
+            let body = answer.split_once("\r\n\r\n").expect("a body").1;
+            let body: Value = serde_json::from_str(body).expect("problem+json");
+            assert_eq!(body["status"].to_string(), status);
+            assert!(body["requestId"].is_string());
+        };
+        // A head over 128 KiB: 431.
+        let head = format!("GET /v1/currencies?page=1&pageSize=1 HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n", "z".repeat(200 * 1024));
+        problem(&raw(&app, &head, b"", Duration::ZERO), "431");
+        // More than 96 headers: 431 too.
+        let many: String = (0..120).map(|n| format!("X-H{n}: v\r\n")).collect();
+        problem(&raw(&app, &format!("GET /health/live HTTP/1.1\r\nHost: x\r\n{many}\r\n"), b"", Duration::ZERO), "431");
+        // A request line that is not HTTP: 400.
+        problem(&raw(&app, "GET /health/live HTTP/9.9 nonsense\r\n\r\n", b"", Duration::ZERO), "400");
+        // 10,000 query parameters (past what the library parses as a URI): 414.
+        let query: String = (0..10_000).map(|n| format!("p{n}=1&")).collect();
+        problem(&raw(&app, &format!("GET /v1/currencies?{query} HTTP/1.1\r\nHost: x\r\n\r\n"), b"", Duration::ZERO), "414");
+        // The service still answers on new connections.
+        assert_eq!(app.get("/health/live").status, 200);
+    }
+
     fn readiness_answers_within_a_second_when_the_database_takes_no_writes(app) {
         assert_eq!(app.get("/health/ready").status, 200);
         // Another connection holds the write lock (SQLite) or the probe's row (PostgreSQL).

@@ -1,0 +1,305 @@
+//! The connection under the HTTP library: what it says itself is problem+json too.
+//!
+//! actix-http answers a request head it cannot read before any route or middleware runs, with
+//! an empty body: 431 for a head over 128 KiB or of more than 96 headers, 400 for a malformed
+//! line or a request target over 64 KiB (`http::Uri`'s limit). [`ProblemTransport`] wraps each
+//! connection and, when such an answer is written (a 400 or 431 with `content-length: 0`, which
+//! the service's own answers never are: they all carry a problem+json body), writes a
+//! problem+json answer of the same kind in its place, then the connection closes as before. A
+//! 400 that follows a line longer than the service's own limit on request targets
+//! ([`MAX_URI_BYTES`]) is a request target too long: 414, as the middleware answers a
+//! shorter one. The API is served through [`serve_api`], which builds what actix-web's
+//! `HttpServer` builds, with this transport under it.
+//!
+//! Everything else passes through untouched; the only work per request is measuring its
+//! request line as it is read.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
+use actix_web::dev::AppConfig;
+use actix_web::rt::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::MetricsOn;
+use crate::request_context::{MAX_HEADER_BYTES, MAX_URI_BYTES};
+use crate::state::AppState;
+
+/// How the API is served: what `HttpServer` would set, spelled out.
+#[derive(Debug, Clone, Copy)]
+pub struct ServeOptions {
+    pub workers: usize,
+    /// Blocking threads per worker (each holds a database connection while it works).
+    pub blocking_threads: usize,
+    /// How long a graceful stop waits for requests in flight.
+    pub shutdown_timeout_seconds: u64,
+}
+
+/// The API on `listener`, HTTP/1.1 over [`ProblemTransport`] connections: as actix-web's
+/// `HttpServer` serves it (keep-alive 5 s, a request head within 5 s, graceful stop on SIGTERM
+/// and SIGINT, idle keep-alive connections closed at once when stopping), but with the HTTP
+/// library's own refusals in problem+json.
+pub fn serve_api(
+    listener: TcpListener,
+    options: ServeOptions,
+    state: actix_web::web::Data<AppState>,
+    metrics_on: MetricsOn,
+) -> io::Result<actix_server::Server> {
+    let address: SocketAddr = listener.local_addr()?;
+    let builder = actix_server::Server::build();
+    let stopping = builder.graceful_shutdown_signal();
+    Ok(builder
+        .workers(options.workers)
+        .worker_max_blocking_threads(options.blocking_threads)
+        .shutdown_timeout(options.shutdown_timeout_seconds)
+        .listen("billing-api", listener, move || {
+            let stopping = stopping.clone();
+            let application = crate::application(state.clone(), metrics_on)
+                .into_factory()
+                .map_err(|error| error.error_response());
+            let http = actix_http::HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let stopping = stopping.clone();
+                    async move { stopping.notified().await }
+                })
+                .keep_alive(actix_http::KeepAlive::default())
+                .client_request_timeout(Duration::from_secs(5))
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .local_addr(address)
+                // The application reads no host from its config: requests carry their own.
+                .h1(map_config(application, |()| AppConfig::default()));
+            fn_service(|stream: TcpStream| async move {
+                let peer = stream.peer_addr().ok();
+                let _ = stream.set_nodelay(true);
+                Ok((ProblemTransport::new(stream), peer))
+            })
+            .and_then(http)
+        })?
+        .run())
+}
+
+/// A connection whose bare parse-error answers become problem+json.
+pub struct ProblemTransport<T> {
+    io: T,
+    /// The rest of a replacement answer still to be written.
+    pending: Vec<u8>,
+    /// The length of the request line being read (the first line after the last answer).
+    request_line: usize,
+    /// Still reading that line (no `\n` seen since the last answer).
+    in_request_line: bool,
+}
+
+impl<T> ProblemTransport<T> {
+    pub fn new(io: T) -> Self {
+        Self {
+            io,
+            pending: Vec::new(),
+            request_line: 0,
+            in_request_line: true,
+        }
+    }
+
+    /// Measures the request line in what was read; the rest of a request (headers, body) is
+    /// not looked at.
+    fn note_read(&mut self, bytes: &[u8]) {
+        if !self.in_request_line {
+            return;
+        }
+        match bytes.iter().position(|byte| *byte == b'\n') {
+            Some(end) => {
+                self.request_line += end;
+                self.in_request_line = false;
+            }
+            None => self.request_line += bytes.len(),
+        }
+    }
+
+    /// An answer is being written: what is read next starts a new request.
+    fn note_answer(&mut self) {
+        self.request_line = 0;
+        self.in_request_line = true;
+    }
+}
+
+/// The problem+json answer to write instead of `head`, when `head` is the HTTP library's bare
+/// answer to a request it could not read.
+fn replacement(head: &[u8], request_line: usize) -> Option<Vec<u8>> {
+    let end = head.windows(4).position(|window| window == b"\r\n\r\n")?;
+    let text = std::str::from_utf8(&head[..end]).ok()?;
+    let status = text.strip_prefix("HTTP/1.1 ")?.get(..3)?;
+    let bare = text
+        .lines()
+        .any(|line| line.eq_ignore_ascii_case("content-length: 0"));
+    if !bare || head.len() != end + 4 {
+        return None;
+    }
+    let (status, title, detail) = match status {
+        "431" => (
+            431,
+            "Request Header Fields Too Large",
+            format!(
+                "the request head is larger than 128 KiB or has more than 96 headers; the service reads at most {MAX_HEADER_BYTES} bytes of headers"
+            ),
+        ),
+        "400" if request_line > MAX_URI_BYTES => (
+            414,
+            "URI Too Long",
+            format!(
+                "the request target (path and query string) is longer than {MAX_URI_BYTES} bytes"
+            ),
+        ),
+        "400" => (
+            400,
+            "Bad Request",
+            "the request could not be read as HTTP/1.1: its request line or a header is malformed"
+                .to_owned(),
+        ),
+        _ => return None,
+    };
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let body = serde_json::json!({
+        "type": "about:blank",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": "",
+        "requestId": request_id,
+        "error": title,
+        "message": detail,
+    })
+    .to_string();
+    let mut answer = format!(
+        "HTTP/1.1 {status} {title}\r\ncontent-type: application/problem+json\r\ncontent-length: {}\r\nconnection: close\r\nx-request-id: {request_id}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(body.as_bytes());
+    Some(answer)
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for ProblemTransport<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.io).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            this.note_read(&buf.filled()[before..]);
+        }
+        polled
+    }
+}
+
+impl<T: AsyncWrite + Unpin> ProblemTransport<T> {
+    /// Writes what is left of a replacement; `Ready` once it is all written.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while !self.pending.is_empty() {
+            match Pin::new(&mut self.io).poll_write(cx, &self.pending) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(written)) => {
+                    self.pending.drain(..written);
+                }
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemTransport<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if let Poll::Ready(Err(error)) = this.poll_pending(cx) {
+            return Poll::Ready(Err(error));
+        }
+        if !this.pending.is_empty() {
+            return Poll::Pending;
+        }
+        if buf.starts_with(b"HTTP/1.1 4")
+            && let Some(answer) = replacement(buf, this.request_line)
+        {
+            this.pending = answer;
+            this.note_answer();
+            // The library's bytes are taken as written; ours go out in their place.
+            let _ = this.poll_pending(cx);
+            return Poll::Ready(Ok(buf.len()));
+        }
+        this.note_answer();
+        Pin::new(&mut this.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.poll_pending(cx) {
+            Poll::Ready(Ok(())) => Pin::new(&mut self.io).poll_flush(cx),
+            other => other,
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.poll_pending(cx) {
+            Poll::Ready(Ok(())) => Pin::new(&mut self.io).poll_shutdown(cx),
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(head: &str, request_line: usize) -> Option<(String, serde_json::Value)> {
+        let bytes = replacement(head.as_bytes(), request_line)?;
+        let text = String::from_utf8(bytes).expect("text");
+        let (head, body) = text.split_once("\r\n\r\n").expect("a head");
+        let body: serde_json::Value = serde_json::from_str(body).expect("json");
+        Some((head.lines().next().expect("a status line").to_owned(), body))
+    }
+
+    #[test]
+    fn the_librarys_bare_answers_become_problems() {
+        let bare_431 = "HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\ndate: x\r\n\r\n";
+        let (line, body) = answer(bare_431, 0).expect("a problem");
+        assert_eq!(line, "HTTP/1.1 431 Request Header Fields Too Large");
+        assert_eq!(body["status"], 431);
+        let bare_400 =
+            "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\ndate: x\r\n\r\n";
+        let (line, body) = answer(bare_400, 100).expect("a problem");
+        assert_eq!(line, "HTTP/1.1 400 Bad Request");
+        insta::assert_snapshot!(body["detail"].as_str().expect("detail"), @"the request could not be read as HTTP/1.1: its request line or a header is malformed");
+        let (line, _) = answer(bare_400, 70_000).expect("a problem");
+        assert_eq!(line, "HTTP/1.1 414 URI Too Long");
+    }
+
+    #[test]
+    fn the_services_own_answers_pass_untouched() {
+        // A problem the service wrote has a body; a 404 or a 200 is never replaced.
+        assert!(answer("HTTP/1.1 400 Bad Request\r\ncontent-length: 120\r\n\r\n", 0).is_none());
+        assert!(answer("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n", 0).is_none());
+        assert!(answer("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n{}", 0).is_none());
+    }
+
+    #[test]
+    fn the_request_line_is_measured_across_reads() {
+        let mut transport = ProblemTransport::new(());
+        transport.note_read(b"GET /");
+        transport.note_read(&[b'a'; 100]);
+        transport.note_read(b" HTTP/1.1\r\nHost: x\r\n");
+        transport.note_read(&[b'b'; 1000]);
+        assert_eq!(transport.request_line, 5 + 100 + 10);
+        transport.note_answer();
+        transport.note_read(b"GET / HTTP/1.1\r\n");
+        assert_eq!(transport.request_line, 15);
+    }
+}
