@@ -278,6 +278,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
+    /// The server's process id (for its resident memory in `/proc`).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The benchmark's server: the release binary pinned to core 0 with one worker.
     fn start(
         binary: Option<PathBuf>,
@@ -1050,7 +1055,7 @@ impl Client {
 
     /// Sends a request with a body of `content_type`; retries once on a fresh connection when
     /// a kept-alive one turns out to be closed before any of the response arrived.
-    fn send_with_type(
+    pub(crate) fn send_with_type(
         &mut self,
         method: &str,
         path: &str,

@@ -1,7 +1,7 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
 //! - `ci`: everything CI checks: `lint`, `deploy-check`, `cargo test --workspace`, then
-//!   `auth-matrix`, `crash` and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
+//!   `auth-matrix`, `crash`, `attacks` and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
 //! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
 //!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
@@ -24,10 +24,13 @@
 //!   never 2xx, never 5xx (`auth_matrix`).
 //! - `crash [--debug]`: SIGKILL during concurrent writes, restart, every acknowledged write
 //!   there and the database sound (`crash`).
+//! - `attacks [--debug]`: the hostile findings of issue 19 against the binary, with its
+//!   resident memory before and after (`attacks`).
 //!
-//! The last three run the release binary, or `target/debug/billing` with `--debug` (or
+//! The last four run the release binary, or `target/debug/billing` with `--debug` (or
 //! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
 
+mod attacks;
 mod auth_matrix;
 mod bench_http;
 mod crash;
@@ -42,7 +45,7 @@ use std::process::{Command, ExitCode};
 const CI_FUZZ_EXAMPLES: u64 = 10;
 
 const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating|\
-                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]>";
+                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         ("fuzz", _) => fuzz::run(&rest),
         ("auth-matrix", _) => auth_matrix::run(&rest),
         ("crash", _) => crash::run(&rest),
+        ("attacks", _) => attacks::run(&rest),
         ("bench", None) => bench(),
         ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
         (_, Some(_)) => Err(format!("unexpected arguments {rest:?}\n{USAGE}")),
@@ -76,6 +80,7 @@ fn run_task(task: &str) -> Result<(), String> {
             let debug = ["--debug".to_owned()];
             auth_matrix::run(&debug)?;
             crash::run(&debug)?;
+            attacks::run(&debug)?;
             fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
         }
         "lint" => lint(),
