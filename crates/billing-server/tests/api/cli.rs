@@ -849,3 +849,42 @@ fn a_second_instance_on_the_same_sqlite_database_is_refused() {
     let _ = again.kill();
     let _ = again.wait();
 }
+
+/// A start on a full disk says which file it could not write. Needs a small tmpfs: where this
+/// test may not mount one (not root, no CAP_SYS_ADMIN) it says so and checks nothing.
+#[test]
+fn a_start_on_a_full_disk_names_the_file() {
+    let mount_point = scratch();
+    std::fs::create_dir_all(&mount_point).expect("mount point");
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=100k", "tmpfs"])
+        .arg(&mount_point)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a small tmpfs here to fill it");
+        return;
+    }
+    let filled = std::fs::write(mount_point.join("fill"), vec![0u8; 90 * 1024]);
+    let data_dir = mount_point.join("data");
+    let output = billing(
+        &data_dir,
+        &["serve"],
+        &[
+            ("BILLING_BIND", &format!("127.0.0.1:{}", free_port())),
+            ("BILLING_ADMIN_PASSWORD", "durability-test-password"),
+        ],
+    );
+    let _ = Command::new("umount").arg(&mount_point).status();
+    filled.expect("fill the disk");
+    assert!(!output.status.success());
+    let said = without_colours(&String::from_utf8_lossy(&output.stderr));
+    assert!(
+        said.contains(&format!(
+            "SQLite database {}",
+            data_dir.join("billing.db").display()
+        )),
+        "{said}"
+    );
+}

@@ -1,0 +1,87 @@
+//! The migration that frees administrators of contract owners (an ADMINISTRATOR cannot be
+//! limited to them): an administrator's rows go, every other user's stay.
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+const THE_MIGRATION: &str = "2026-11-26-000002";
+
+const USERS_BEFORE: &str = "
+    INSERT INTO contract_owners (id, name) VALUES (7, 'Seven');
+    INSERT INTO users (id, username, password_hash, active, roles, created_date, updated_date)
+    VALUES (1, 'boss', 'x', TRUE, 'ADMINISTRATOR', '2026-01-01 00:00:00', '2026-01-01 00:00:00'),
+           (2, 'both', 'x', TRUE, 'READ_ONLY,ADMINISTRATOR', '2026-01-01 00:00:00', '2026-01-01 00:00:00'),
+           (3, 'limited', 'x', TRUE, 'BILLING_MANAGER', '2026-01-01 00:00:00', '2026-01-01 00:00:00'),
+           (4, 'lookalike', 'x', TRUE, 'READ_ONLY', '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+    INSERT INTO user_contract_owners (user_id, ordinal, contract_owner_id)
+    VALUES (1, 0, 7), (2, 0, 7), (3, 0, 7), (4, 0, 7);
+";
+
+#[derive(QueryableByName, Debug)]
+struct Link {
+    #[diesel(sql_type = BigInt)]
+    user_id: i64,
+}
+
+/// Migrates up to just before the migration, stores the users, runs the rest and lists who
+/// is still limited.
+macro_rules! migrate_across {
+    ($connection:expr, $migrations:expr) => {{
+        let connection = $connection;
+        let migrations = || $migrations;
+        loop {
+            let pending = connection
+                .pending_migrations(migrations())
+                .expect("pending");
+            let Some(next) = pending.first() else {
+                panic!("the migration is missing")
+            };
+            if next.name().to_string().starts_with(THE_MIGRATION) {
+                break;
+            }
+            connection
+                .run_next_migration(migrations())
+                .expect("earlier migration");
+        }
+        connection.batch_execute(USERS_BEFORE).expect("users");
+        connection
+            .run_pending_migrations(migrations())
+            .expect("the migration");
+        let links: Vec<Link> =
+            diesel::sql_query("SELECT user_id FROM user_contract_owners ORDER BY user_id")
+                .load(connection)
+                .expect("links");
+        links.iter().map(|link| link.user_id).collect::<Vec<_>>()
+    }};
+}
+
+#[test]
+fn sqlite_frees_only_administrators() {
+    let mut connection = SqliteConnection::establish(":memory:").expect("sqlite");
+    assert_eq!(migrate_across!(&mut connection, SQLITE), [3, 4]);
+}
+
+#[test]
+fn postgres_frees_only_administrators() {
+    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: PostgreSQL migration check (set TEST_DATABASE_URL)"
+        );
+        return;
+    };
+    let name = format!("migration_{}", uuid::Uuid::new_v4().simple());
+    let url =
+        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let outcome = {
+        let mut connection = PgConnection::establish(&url).expect("postgres");
+        migrate_across!(&mut connection, POSTGRES)
+    };
+    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
+    assert_eq!(outcome, [3, 4]);
+}

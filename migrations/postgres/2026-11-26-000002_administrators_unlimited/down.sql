@@ -1,0 +1,2 @@
+-- The removed limits are not restored: they meant nothing.
+SELECT 1;
