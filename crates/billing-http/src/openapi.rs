@@ -70,9 +70,14 @@ pub fn plural(noun: &str) -> String {
     }
 }
 
-/// `a` or `an` and the noun.
+/// `a` or `an` and the noun, by its sound: `an ad hoc bill run`, `a user` (a vowel that
+/// sounds "you" takes `a`).
 pub fn with_article(noun: &str) -> String {
-    let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) {
+    let lower = noun.to_ascii_lowercase();
+    let sounds_like_you = ["user", "uni", "use"]
+        .iter()
+        .any(|start| lower.starts_with(start));
+    let article = if lower.starts_with(['a', 'e', 'i', 'o', 'u']) && !sounds_like_you {
         "an"
     } else {
         "a"
@@ -1059,6 +1064,17 @@ mod tests {
         // As text: numbers parsed with arbitrary precision serialize specially outside serde_json.
         let text = serde_json::to_string_pretty(&crate::openapi_document()).expect("json");
         insta::assert_snapshot!("openapi", text);
+    }
+
+    #[test]
+    fn articles_follow_the_sound() {
+        assert_eq!(super::with_article("user"), "a user");
+        assert_eq!(super::with_article("ad hoc bill run"), "an ad hoc bill run");
+        assert_eq!(
+            super::with_article("invoice template"),
+            "an invoice template"
+        );
+        assert_eq!(super::with_article("charge group"), "a charge group");
     }
 
     /// Every `pattern` in the document, with where it is.

@@ -40,9 +40,10 @@ pub struct ServeOptions {
 }
 
 /// The API on `listener`, HTTP/1.1 over [`ProblemTransport`] connections: as actix-web's
-/// `HttpServer` serves it (keep-alive 5 s, a request head within 5 s, graceful stop on SIGTERM
-/// and SIGINT, idle keep-alive connections closed at once when stopping), but with the HTTP
-/// library's own refusals in problem+json.
+/// `HttpServer` serves it (keep-alive 5 s, a request head within 5 s, idle keep-alive
+/// connections closed at once when stopping), but with the HTTP library's own refusals in
+/// problem+json, and SIGINT (Ctrl-C) stopping as gracefully as SIGTERM
+/// ([`stop_on_signals`]). Call it inside an actix system.
 pub fn serve_api(
     listener: TcpListener,
     options: ServeOptions,
@@ -52,7 +53,8 @@ pub fn serve_api(
     let address: SocketAddr = listener.local_addr()?;
     let builder = actix_server::Server::build();
     let stopping = builder.graceful_shutdown_signal();
-    Ok(builder
+    let server = builder
+        .disable_signals()
         .workers(options.workers)
         .worker_max_blocking_threads(options.blocking_threads)
         .shutdown_timeout(options.shutdown_timeout_seconds)
@@ -79,7 +81,40 @@ pub fn serve_api(
             })
             .and_then(http)
         })?
-        .run())
+        .run();
+    actix_web::rt::spawn(stop_on_signals(server.handle()));
+    Ok(server)
+}
+
+/// SIGTERM or SIGINT (Ctrl-C) stops the server gracefully: no new connections, requests in
+/// flight finish (up to the shutdown timeout). A second SIGINT while it stops forces it
+/// (actix's own handling would force on the first SIGINT).
+async fn stop_on_signals(server: actix_server::ServerHandle) {
+    use futures_util::future::{Either, select};
+    use tokio::signal::unix::{SignalKind, signal};
+    let (mut interrupt, mut terminate) = match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(interrupt), Ok(terminate)) => (interrupt, terminate),
+        (Err(error), _) | (_, Err(error)) => {
+            tracing::warn!(%error, "cannot listen for SIGINT and SIGTERM");
+            return;
+        }
+    };
+    let which = match select(Box::pin(interrupt.recv()), Box::pin(terminate.recv())).await {
+        Either::Left(_) => "SIGINT",
+        Either::Right(_) => "SIGTERM",
+    };
+    tracing::info!(
+        signal = which,
+        "stopping gracefully: requests in flight finish (SIGINT again to stop at once)"
+    );
+    let stopping = server.stop(true);
+    if let Either::Right(_) = select(Box::pin(stopping), Box::pin(interrupt.recv())).await {
+        tracing::info!("SIGINT again: stopping at once");
+        server.stop(false).await;
+    }
 }
 
 /// A connection whose bare parse-error answers become problem+json.

@@ -61,14 +61,35 @@ pub struct DatabaseConfig {
 
 /// The forms a database URL may take, for the error that names them.
 const ACCEPTED_URLS: &str = "postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, \
-     sqlite://PATH or a plain file path for SQLite, or unset for billing.db in the data directory";
+     sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in \
+     the data directory";
 
 impl DatabaseConfig {
-    /// The backend and its connection string. A URL with any other scheme (`postgress://`,
-    /// `mysql://`) is an error naming the accepted forms, never a SQLite file of that name.
+    /// The backend and its connection string. Anything but the accepted forms is an error
+    /// naming them ([`ACCEPTED_URLS`]), never a SQLite file of that name: another scheme
+    /// (`postgress://`, `mysql://`), a PostgreSQL URL that names no database (PostgreSQL would
+    /// pick the user's own), or text without a scheme that is not a file path
+    /// (`localhost:5432/billing`). A file path starts with `/`, `./` or `../`, or ends in
+    /// `.db`, `.sqlite` or `.sqlite3`.
     pub fn resolve(&self) -> PersistenceResult<(Backend, String)> {
+        let refused = |why: String| {
+            Err(PersistenceError::Connection(format!(
+                "{why}; accepted: {ACCEPTED_URLS}"
+            )))
+        };
         match self.url.as_deref() {
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                let rest = url.split_once("://").map_or("", |(_, rest)| rest);
+                let database = rest.split_once('/').map_or("", |(_, path)| {
+                    path.split(['?', '#']).next().unwrap_or_default()
+                });
+                if database.is_empty() {
+                    return refused(
+                        "DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and \
+                         PostgreSQL would use the user's own"
+                            .to_owned(),
+                    );
+                }
                 Ok((Backend::Postgres, url.to_owned()))
             }
             Some(url) if url.starts_with("sqlite://") => Ok((
@@ -76,13 +97,14 @@ impl DatabaseConfig {
                 url.trim_start_matches("sqlite://").to_owned(),
             )),
             Some(url) => match url.split_once("://") {
-                Some((scheme, _)) => Err(PersistenceError::Connection(format!(
-                    "DATABASE_URL has the scheme '{scheme}', which this service does not know; accepted: {ACCEPTED_URLS}"
-                ))),
-                None if url.trim().is_empty() => Err(PersistenceError::Connection(format!(
-                    "DATABASE_URL is empty; accepted: {ACCEPTED_URLS}"
-                ))),
-                None => Ok((Backend::Sqlite, url.to_owned())),
+                Some((scheme, _)) => refused(format!(
+                    "DATABASE_URL has the scheme '{scheme}', which this service does not know"
+                )),
+                None if url.trim().is_empty() => refused("DATABASE_URL is empty".to_owned()),
+                None if looks_like_a_file(url) => Ok((Backend::Sqlite, url.to_owned())),
+                None => refused(format!(
+                    "DATABASE_URL '{url}' has no scheme and is not a file path"
+                )),
             },
             None => Ok((
                 Backend::Sqlite,
@@ -93,6 +115,17 @@ impl DatabaseConfig {
             )),
         }
     }
+}
+
+/// A `DATABASE_URL` without a scheme that names a SQLite file: a path from the root or the
+/// working directory, or a name with a SQLite file's extension.
+fn looks_like_a_file(url: &str) -> bool {
+    url.starts_with('/')
+        || url.starts_with("./")
+        || url.starts_with("../")
+        || [".db", ".sqlite", ".sqlite3"]
+            .iter()
+            .any(|extension| url.ends_with(extension))
 }
 
 macro_rules! sqlite_settings {
@@ -747,8 +780,14 @@ mod url_tests {
             Ok(Backend::Sqlite)
         );
         assert_eq!(resolve(Some("/var/lib/billing.db")), Ok(Backend::Sqlite));
-        insta::assert_snapshot!(resolve(Some("postgress://u@h/d")).unwrap_err(), @"cannot connect to the database: DATABASE_URL has the scheme 'postgress', which this service does not know; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a plain file path for SQLite, or unset for billing.db in the data directory");
+        insta::assert_snapshot!(resolve(Some("postgress://u@h/d")).unwrap_err(), @"cannot connect to the database: DATABASE_URL has the scheme 'postgress', which this service does not know; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
         assert!(resolve(Some("mysql://u@h/d")).is_err());
         assert!(resolve(Some(" ")).is_err());
+        // No scheme and not a file path; a PostgreSQL URL without its database.
+        insta::assert_snapshot!(resolve(Some("localhost:5432/billing")).unwrap_err(), @"cannot connect to the database: DATABASE_URL 'localhost:5432/billing' has no scheme and is not a file path; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
+        insta::assert_snapshot!(resolve(Some("postgres://u@db.internal:5432")).unwrap_err(), @"cannot connect to the database: DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and PostgreSQL would use the user's own; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
+        assert!(resolve(Some("postgresql://u@h/?sslmode=require")).is_err());
+        assert_eq!(resolve(Some("./data/billing.db")), Ok(Backend::Sqlite));
+        assert_eq!(resolve(Some("billing.sqlite3")), Ok(Backend::Sqlite));
     }
 }

@@ -295,8 +295,10 @@ pub fn serve_on(
 pub fn init_logging(settings: &LogSettings) {
     let filter = tracing_subscriber::EnvFilter::try_new(&settings.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colours only for a person at a terminal: never escape codes in files and pipes.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = match settings.log_format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),

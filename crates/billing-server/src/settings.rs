@@ -189,12 +189,13 @@ pub enum LogFormat {
 #[command(next_help_heading = "Database")]
 pub struct DatabaseSettings {
     /// Optional config file of KEY=VALUE lines using these options' environment variable names.
-    #[arg(long, env = "BILLING_CONFIG")]
+    #[arg(long, env = "BILLING_CONFIG", help_heading = "Configuration")]
     pub config: Option<PathBuf>,
     /// Directory for the SQLite database and the generated token signing key.
     #[arg(long, env = "BILLING_DATA_DIR", default_value = "data")]
     pub data_dir: PathBuf,
-    /// postgres://… to use PostgreSQL; unset for SQLite in the data directory (sqlite://PATH for another file).
+    /// postgres://USER@HOST:PORT/DATABASE for PostgreSQL; unset for SQLite in the data directory
+    /// (sqlite://PATH, or a file path starting with / ./ ../ or ending in .db, for another file).
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections kept in the pool (default: twice the cores, 4 to 32). Each

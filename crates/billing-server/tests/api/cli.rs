@@ -371,7 +371,9 @@ fn serve_briefly_on(dir: &std::path::Path, database_url: Option<&str>) -> (Strin
         .lines()
         .map_while(Result::ok)
     {
-        log.push_str(&without_colours(&line));
+        // A pipe is not a terminal: no colour codes.
+        assert!(!line.contains('\u{1b}'), "colour codes in a pipe: {line:?}");
+        log.push_str(&line);
         log.push('\n');
         if line.contains("serving the billing API") {
             serving = true;
@@ -386,24 +388,6 @@ fn serve_briefly_on(dir: &std::path::Path, database_url: Option<&str>) -> (Strin
         "the server never said it was serving: {stdout}\n{log}"
     );
     (stdout, log)
-}
-
-/// `line` without its terminal colour codes (`ESC [ … m`).
-fn without_colours(line: &str) -> String {
-    let mut plain = String::with_capacity(line.len());
-    let mut characters = line.chars();
-    while let Some(character) = characters.next() {
-        if character == '\u{1b}' {
-            for code in characters.by_ref() {
-                if code == 'm' {
-                    break;
-                }
-            }
-        } else {
-            plain.push(character);
-        }
-    }
-    plain
 }
 
 fn serve_briefly(dir: &std::path::Path) -> String {
@@ -536,10 +520,12 @@ fn each_command_shows_only_the_options_it_uses() {
           --user <USER>  The user the audit event names (an active user) [default: admin]
       -h, --help         Print help
 
+    Configuration:
+          --config <CONFIG>  Optional config file of KEY=VALUE lines using these options' environment variable names [env: BILLING_CONFIG=]
+
     Database:
-          --config <CONFIG>              Optional config file of KEY=VALUE lines using these options' environment variable names [env: BILLING_CONFIG=]
           --data-dir <DATA_DIR>          Directory for the SQLite database and the generated token signing key [env: BILLING_DATA_DIR=] [default: data]
-          --database-url <DATABASE_URL>  postgres://… to use PostgreSQL; unset for SQLite in the data directory (sqlite://PATH for another file) [env: DATABASE_URL]
+          --database-url <DATABASE_URL>  postgres://USER@HOST:PORT/DATABASE for PostgreSQL; unset for SQLite in the data directory (sqlite://PATH, or a file path starting with / ./ ../ or ending in .db, for another file) [env: DATABASE_URL]
           --db-pool-size <DB_POOL_SIZE>  Database connections kept in the pool (default: twice the cores, 4 to 32). Each worker's blocking pool gets as many threads [env: BILLING_DB_POOL_SIZE=] [default: CORES*2]
 
     Logging:
@@ -831,7 +817,7 @@ fn a_second_instance_on_the_same_sqlite_database_is_refused() {
     let _ = first.kill();
     let _ = first.wait();
     assert!(!second.status.success());
-    let said = without_colours(&String::from_utf8_lossy(&second.stderr));
+    let said = String::from_utf8_lossy(&second.stderr).into_owned();
     assert!(
         said.contains("another billing instance is serving the SQLite database")
             && said.contains("billing.db.serve-lock"),
@@ -879,7 +865,7 @@ fn a_start_on_a_full_disk_names_the_file() {
     let _ = Command::new("umount").arg(&mount_point).status();
     filled.expect("fill the disk");
     assert!(!output.status.success());
-    let said = without_colours(&String::from_utf8_lossy(&output.stderr));
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         said.contains(&format!(
             "SQLite database {}",
@@ -887,4 +873,40 @@ fn a_start_on_a_full_disk_names_the_file() {
         )),
         "{said}"
     );
+}
+
+/// Ctrl-C (SIGINT) stops as gracefully as SIGTERM: a request in flight is answered before the
+/// process exits, with status 0.
+#[test]
+fn sigint_lets_a_request_in_flight_finish() {
+    use std::io::{Read, Write};
+    let dir = scratch();
+    let port = free_port();
+    let mut server = start_server(&dir, port);
+    let token = token(port);
+    let body = r#"{"name":"Calls","chargingUnitType":"DURATION","startDate":"2026-01-01"}"#;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .expect("timeout");
+    let head = format!(
+        "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    // Half the body now, the signal, then the rest: the request is in flight throughout.
+    stream.write_all(head.as_bytes()).expect("head");
+    stream.write_all(&body.as_bytes()[..10]).expect("half");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(interrupted.success());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stream.write_all(&body.as_bytes()[10..]).expect("the rest");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    let status = server.wait().expect("stopped");
+    assert!(status.success(), "{status:?}");
 }
