@@ -23,6 +23,7 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
             "a JSON Patch document is an array of operations",
         ));
     }
+    check_operations(&body)?;
     let patch: Patch = super::request::deserialize(body)?;
     if patch.0.len() > MAX_OPERATIONS {
         return Err(ApiError::field(
@@ -103,6 +104,65 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
     }
     Ok(patch)
 }
+
+/// The operations, as RFC 6902 writes them: `op` one of the six; `path` a JSON Pointer; `value`
+/// for add, replace and test; `from` for move and copy. Every broken member of every operation
+/// is named in one answer, in plain words (`[0].path: is required`), before any is applied.
+/// Other members are ignored, as the RFC says.
+fn check_operations(body: &Value) -> Result<(), ApiError> {
+    let Value::Array(operations) = body else {
+        return Ok(());
+    };
+    let mut errors = ValidationErrors::default();
+    for (index, operation) in operations.iter().enumerate().take(MAX_OPERATIONS + 1) {
+        let at = |member: &str| format!("[{index}].{member}");
+        let Value::Object(members) = operation else {
+            errors.push(
+                format!("[{index}]"),
+                "must be an object with op and path (and value or from)",
+            );
+            continue;
+        };
+        let op = match members.get("op") {
+            None | Some(Value::Null) => {
+                errors.push(
+                    at("op"),
+                    "is required: add, remove, replace, move, copy or test",
+                );
+                None
+            }
+            Some(Value::String(op)) if OPERATIONS.contains(&op.as_str()) => Some(op.as_str()),
+            Some(other) => {
+                errors.push(
+                    at("op"),
+                    format!("must be add, remove, replace, move, copy or test (got {other})"),
+                );
+                None
+            }
+        };
+        let mut pointer = |member: &str| match members.get(member) {
+            None | Some(Value::Null) => errors.push(at(member), "is required"),
+            Some(Value::String(text)) if text.is_empty() || text.starts_with('/') => {}
+            Some(Value::String(_)) => errors.push(
+                at(member),
+                "must be a JSON Pointer starting with / (such as /name)",
+            ),
+            Some(_) => errors.push(at(member), "must be a string: a JSON Pointer such as /name"),
+        };
+        pointer("path");
+        match op {
+            Some("move" | "copy") => pointer("from"),
+            Some(op @ ("add" | "replace" | "test")) if !members.contains_key("value") => {
+                errors.push(at("value"), format!("is required for {op}"));
+            }
+            _ => {}
+        }
+    }
+    errors.into_result(|| ()).map_err(ApiError::validation)
+}
+
+/// The operations of RFC 6902.
+const OPERATIONS: [&str; 6] = ["add", "remove", "replace", "move", "copy", "test"];
 
 /// The string values the operations give write-only fields (`add`/`replace` of `/password`).
 pub fn write_only_values(patch: &Patch, fields: &[Field]) -> Vec<String> {

@@ -368,6 +368,23 @@ api_test! {
         app.patch(&item, json!([{ "op": "replace", "path": "name", "value": "X" }])).assert_problem(400);
         assert_eq!(app.patch(&item, json!([{ "op": "add", "path": "/colour", "value": "red" }])).error_fields(), vec!["colour"]);
         app.patch(&item, json!([{ "op": "jump", "path": "/name" }])).assert_problem(400);
+        // Every broken member of every operation in one answer, in plain words.
+        let broken = app.patch(&item, json!([{ "op": "add" }, {}, { "op": "move", "path": "/name" }, 7, { "op": "replace", "path": 3, "value": 1 }]));
+        let body = broken.assert_problem(400);
+        let errors: Vec<String> = body["errors"].as_array().expect("errors").iter()
+            .map(|e| format!("{}: {}", e["field"].as_str().unwrap_or_default(), e["message"].as_str().unwrap_or_default()))
+            .collect();
+        insta::assert_debug_snapshot!(errors, @r#"
+        [
+            "[0].path: is required",
+            "[0].value: is required for add",
+            "[1].op: is required: add, remove, replace, move, copy or test",
+            "[1].path: is required",
+            "[2].from: is required",
+            "[3]: must be an object with op and path (and value or from)",
+            "[4].path: must be a string: a JSON Pointer such as /name",
+        ]
+        "#);
         app.patch(&item, json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])).assert_problem(400);
         app.patch(&item, json!({ "op": "replace" })).assert_problem(400);
         let too_many: Vec<Value> = (0..1001).map(|_| json!({ "op": "test", "path": "/name", "value": "Calls" })).collect();
