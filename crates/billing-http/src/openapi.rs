@@ -303,6 +303,32 @@ fn owned_schema(field_type: &FieldType, input: bool) -> Value {
 }
 
 /// The schema of an object of `fields`, as sent (`input`) or as returned.
+/// A list row's schema from its record's: a row holds only the members `fields` names (and of
+/// a nested object only the members named under it: `siteAddress.town`), so no member is
+/// required, at any depth. Without `fields`, a row is the whole record.
+fn row_of(mut schema: Value) -> Value {
+    fn loosen(schema: &mut Value) {
+        match schema {
+            Value::Object(members) => {
+                members.remove("required");
+                for (_, child) in members.iter_mut() {
+                    loosen(child);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(loosen),
+            _ => {}
+        }
+    }
+    loosen(&mut schema);
+    if let Value::Object(members) = &mut schema {
+        members.insert(
+            "description".into(),
+            json!("A row of a list: the record, or with `fields` only the members it names (a nested path such as siteAddress.town keeps only that member of the object)."),
+        );
+    }
+    schema
+}
+
 fn object_schema(fields: &[Field], input: bool) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -579,11 +605,7 @@ fn resource_paths(
     let name = resource.schema_name();
     let input_name = format!("{name}Input");
     let record_schema = object_schema(resource.fields, false);
-    // A list row holds only the members asked for with `fields`, so none is required there.
-    let mut row_schema = record_schema.clone();
-    if let Some(row) = row_schema.as_object_mut() {
-        row.remove("required");
-    }
+    let row_schema = row_of(record_schema.clone());
     schemas.insert(name.clone(), record_schema);
     schemas.insert(format!("{name}Row"), row_schema);
     let record = json!({ "$ref": format!("#/components/schemas/{name}") });
@@ -819,7 +841,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
         id_parameter(),
     ];
     summary_parameters.extend(list_parameters(&summary_doc, true));
-    let summary_rows = json!({ "type": "array", "items": object_schema(&crate::routes::reference_data_summary::FIELDS, false) });
+    let summary_rows = json!({ "type": "array", "items": row_of(object_schema(&crate::routes::reference_data_summary::FIELDS, false)) });
     paths.insert("/v1/reference-data-summary/{referenceDataSummaryType}/{id}".into(), json!({ "get": {
         "tags": ["reference-data-summary"], "summary": "The rating rows of a call class, a dialstring or a charge group",
         "operationId": "listReferenceDataSummaryRows",

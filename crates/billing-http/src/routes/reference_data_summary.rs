@@ -1,7 +1,8 @@
 //! `GET /v1/reference-data-summary/{referenceDataSummaryType}/{id}` (interface 2.4, 4.4;
 //! decisions §3): the rows rating would use for a call class, a dialstring or a charge group,
 //! with the list conventions (`page` and `pageSize` required, `sort` on any column, `fields`,
-//! `X-Total-Count`, `Link`). A row shows the columns its kind has; the others are left out.
+//! `X-Total-Count`, `Link`). A row shows every column: those its kind lacks, and unset ones,
+//! are null (docs/api.md: unset members are returned as null, never left out).
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -36,8 +37,9 @@ pub const FIELDS: [Field; COLUMNS.len()] = {
         fields[index] = Field::read_only(
             name,
             field_type(kind),
-            "Present when the row's kind has it.",
-        );
+            "Null when the row's kind has no such member, or it is unset.",
+        )
+        .nullable();
         index += 1;
     }
     fields
@@ -91,7 +93,7 @@ fn row_json(values: Vec<(&'static str, SummaryValue)>) -> Value {
             SummaryValue::Text(Some(text)) => Value::from(text),
             SummaryValue::Date(Some(date)) => Value::from(date.format("%Y-%m-%d").to_string()),
             SummaryValue::Id(None) | SummaryValue::Text(None) | SummaryValue::Date(None) => {
-                continue;
+                Value::Null
             }
         };
         row.insert(name.to_owned(), value);

@@ -125,18 +125,26 @@ api_test! {
             "chargeGroupId": 1,
             "chargeGroupName": "UK Mobile",
             "chargeGroupStartDate": "2026-01-01",
+            "chargeGroupEndDate": null,
             "chargeGroupCategoryId": 1,
             "chargeGroupCategoryName": "Calls",
             "chargeGroupCategoryChargingUnitType": "DURATION",
             "chargeGroupCategoryStartDate": "2026-01-01",
+            "chargeGroupCategoryEndDate": null,
             "referenceDataSourceId": 1,
             "referenceDataSourceName": "Internal",
             "referenceDataSourceChargeGroupId": 1,
             "referenceDataSourceChargeGroupName": "Group RATED",
             "referenceDataSourceChargeGroupStartDate": "2026-01-01",
+            "referenceDataSourceChargeGroupEndDate": null,
+            "callClassId": null,
+            "callClass": null,
+            "callClassStartDate": null,
+            "callClassEndDate": null,
             "dialstringId": 1,
             "dialstring": "4420",
-            "dialstringStartDate": "2026-01-01"
+            "dialstringStartDate": "2026-01-01",
+            "dialstringEndDate": null
           }
         ]
         "#);
@@ -146,7 +154,8 @@ api_test! {
         assert_eq!(rows.status, 200, "{}", rows.text);
         assert_eq!(rows.header("x-total-count"), Some("4"));
         let described: Vec<String> = rows.json().as_array().expect("rows").iter().map(|row| {
-            format!("{} {} {}", row["referenceDataSourceChargeGroupName"], row.get("dialstring").unwrap_or(&Value::Null), row.get("callClass").unwrap_or(&Value::Null))
+            // Every member is present, null when the row's kind has none.
+            format!("{} {} {}", row["referenceDataSourceChargeGroupName"], row.get("dialstring").expect("dialstring"), row.get("callClass").expect("callClass"))
         }).collect();
         // Descending puts rows without a dialstring first (null sorts as the largest value).
         insta::assert_snapshot!(described.join("\n"), @r#"
