@@ -35,4 +35,6 @@ pub struct AppState {
     pub rating: crate::live_rating::LiveRating,
     /// The proxies whose `X-Forwarded-For` names the client (`BILLING_TRUSTED_PROXIES`).
     pub trusted_proxies: crate::machinery::proxies::TrustedProxies,
+    /// The origins browsers may call the API from (`BILLING_CORS_ORIGINS`; none: CORS off).
+    pub cors: crate::cors::CorsOrigins,
 }

@@ -125,6 +125,11 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
                 "BILLING_TRUSTED_PROXIES (--trusted-proxies): {why}"
             ))
         })?;
+    let cors =
+        billing_http::cors::CorsOrigins::parse(settings.cors_origins.as_deref().unwrap_or(""))
+            .map_err(|why| {
+                ServerError::Config(format!("BILLING_CORS_ORIGINS (--cors-origins): {why}"))
+            })?;
     let (database, start_lock) = open_database_for_start(&settings.database)?;
     bootstrap::ensure_first_administrator(&database, settings.admin_password.as_deref())?;
     // The next instance to start may migrate and look for users now.
@@ -162,6 +167,7 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
         metrics: billing_http::metrics::Metrics::default(),
         rating,
         trusted_proxies,
+        cors,
     }))
 }
 

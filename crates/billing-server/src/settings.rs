@@ -269,6 +269,10 @@ pub struct Settings {
     /// itself a trusted proxy. Unset: trust nobody, the client is the socket's peer.
     #[arg(long, env = "BILLING_TRUSTED_PROXIES")]
     pub trusted_proxies: Option<String>,
+    /// Origins whose browser pages may call the API (CORS): comma-separated
+    /// scheme://host[:port], or * for any. Unset: none (browsers refuse cross-origin calls).
+    #[arg(long, env = "BILLING_CORS_ORIGINS")]
+    pub cors_origins: Option<String>,
     /// The failed sign-in window, in seconds.
     #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900)]
     pub login_window_seconds: u64,

@@ -8,6 +8,7 @@ mod support;
 mod api_keys;
 mod audit_events;
 mod authentication;
+mod browsers;
 mod charge_groups;
 mod cli;
 mod contract_owners;

@@ -104,6 +104,7 @@ pub fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings
         login_max_failures: 5,
         login_window_seconds: 900,
         trusted_proxies: None,
+        cors_origins: None,
         body_limit_bytes: 64 * 1024,
         body_timeout_seconds: 30,
         workers: 2,

@@ -1,0 +1,144 @@
+//! Cross-origin requests from browsers (CORS), for the origins `BILLING_CORS_ORIGINS` names; off
+//! when it names none (docs/api.md, "Browsers on other origins").
+//!
+//! A preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) from an allowed
+//! origin is answered 204 here, before routing, with the methods and request headers the API
+//! uses; any other request from an allowed origin gets `Access-Control-Allow-Origin` and the
+//! response headers a client reads exposed. Requests from other origins get no CORS headers
+//! (the browser then refuses the page the answer), and their preflights fall through to the
+//! routes (405). Credentials are bearer tokens in `Authorization`, never cookies, so no
+//! `Access-Control-Allow-Credentials`.
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpResponse, web};
+
+use crate::state::AppState;
+
+/// The methods the API answers.
+pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
+/// The request headers a client may send beyond the CORS-safelisted ones.
+pub const ALLOWED_HEADERS: &str =
+    "Authorization, Content-Type, If-Match, Idempotency-Key, cascade_end_date, X-Request-Id";
+/// The response headers a client may read beyond the CORS-safelisted ones.
+pub const EXPOSED_HEADERS: &str =
+    "ETag, Location, X-Total-Count, Link, X-Request-Id, Retry-After, Idempotent-Replayed, Allow";
+/// How long a browser may keep a preflight's answer, in seconds.
+pub const MAX_AGE_SECONDS: &str = "600";
+
+/// The origins allowed to call the API from a browser.
+#[derive(Debug, Clone, Default)]
+pub struct CorsOrigins {
+    origins: Vec<String>,
+}
+
+impl CorsOrigins {
+    /// `https://console.example.com, http://localhost:5173`: each an origin (scheme, host and
+    /// optional port; no path), or `*` for any origin. Empty: CORS off.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut origins = Vec::new();
+        for origin in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            let valid = origin == "*"
+                || origin.split_once("://").is_some_and(|(scheme, rest)| {
+                    matches!(scheme, "http" | "https")
+                        && !rest.is_empty()
+                        && !rest.contains(['/', '?', '#', ' '])
+                });
+            if !valid {
+                return Err(format!(
+                    "'{origin}' is not an origin: give scheme://host[:port] (no path), or *"
+                ));
+            }
+            origins.push(origin.trim_end_matches('/').to_owned());
+        }
+        Ok(Self { origins })
+    }
+
+    pub fn is_off(&self) -> bool {
+        self.origins.is_empty()
+    }
+
+    fn allows(&self, origin: &str) -> bool {
+        self.origins
+            .iter()
+            .any(|allowed| allowed == "*" || allowed == origin)
+    }
+}
+
+/// The origin of a request from an allowed origin, if it is one.
+fn allowed_origin(request: &ServiceRequest, origins: &CorsOrigins) -> Option<HeaderValue> {
+    if origins.is_off() {
+        return None;
+    }
+    let origin = request.headers().get(header::ORIGIN)?;
+    origins
+        .allows(origin.to_str().ok()?)
+        .then(|| origin.clone())
+}
+
+pub async fn middleware(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let origins = request
+        .app_data::<web::Data<AppState>>()
+        .map(|state| state.cors.clone())
+        .unwrap_or_default();
+    let Some(origin) = allowed_origin(&request, &origins) else {
+        return next
+            .call(request)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    };
+    let preflight = request.method() == Method::OPTIONS
+        && request
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+    if preflight {
+        let response = HttpResponse::NoContent()
+            .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, origin))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS))
+            .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOWED_HEADERS))
+            .insert_header((header::ACCESS_CONTROL_MAX_AGE, MAX_AGE_SECONDS))
+            .insert_header((header::VARY, "Origin"))
+            .finish();
+        return Ok(request.into_response(response));
+    }
+    let mut response = next.call(request).await?.map_into_boxed_body();
+    let headers = response.headers_mut();
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(EXPOSED_HEADERS),
+    );
+    headers.append(header::VARY, HeaderValue::from_static("Origin"));
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_checked_when_read() {
+        let origins = CorsOrigins::parse("https://console.example.com, http://localhost:5173/")
+            .expect("origins");
+        assert!(origins.allows("https://console.example.com"));
+        assert!(origins.allows("http://localhost:5173"));
+        assert!(!origins.allows("https://evil.example.com"));
+        assert!(CorsOrigins::parse("").expect("off").is_off());
+        assert!(
+            CorsOrigins::parse("*")
+                .expect("any")
+                .allows("https://anything.example")
+        );
+        insta::assert_snapshot!(
+            CorsOrigins::parse("console.example.com").unwrap_err(),
+            @"'console.example.com' is not an origin: give scheme://host[:port] (no path), or *"
+        );
+        assert!(CorsOrigins::parse("https://a.example/path").is_err());
+    }
+}
