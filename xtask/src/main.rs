@@ -26,6 +26,8 @@
 //!   there and the database sound (`crash`).
 //! - `attacks [--debug]`: the hostile findings of issue 19 against the binary, with its
 //!   resident memory before and after (`attacks`).
+//! - `cors [--debug]`: a page on another origin calls the API from headless Chromium
+//!   (Debian's, installed when missing); a page on an origin not allowed is refused (`cors`).
 //!
 //! The last four run the release binary, or `target/debug/billing` with `--debug` (or
 //! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
@@ -33,6 +35,7 @@
 mod attacks;
 mod auth_matrix;
 mod bench_http;
+mod cors;
 mod crash;
 mod deploy_check;
 mod fuzz;
@@ -45,7 +48,7 @@ use std::process::{Command, ExitCode};
 const CI_FUZZ_EXAMPLES: u64 = 10;
 
 const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating|\
-                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]>";
+                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]|cors [--debug]>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         ("auth-matrix", _) => auth_matrix::run(&rest),
         ("crash", _) => crash::run(&rest),
         ("attacks", _) => attacks::run(&rest),
+        ("cors", _) => cors::run(&rest),
         ("bench", None) => bench(),
         ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
         (_, Some(_)) => Err(format!("unexpected arguments {rest:?}\n{USAGE}")),
@@ -81,6 +85,7 @@ fn run_task(task: &str) -> Result<(), String> {
             auth_matrix::run(&debug)?;
             crash::run(&debug)?;
             attacks::run(&debug)?;
+            cors::run(&debug)?;
             fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
         }
         "lint" => lint(),
