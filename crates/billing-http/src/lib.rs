@@ -4,6 +4,7 @@
 //! **Only this crate knows actix and JSON.** Resources are declared in [`resources`] and
 //! served by [`machinery`]; every error becomes a response in [`error`], in one place.
 
+pub mod compression;
 pub mod cors;
 pub mod error;
 pub mod live_rating;
@@ -100,6 +101,7 @@ pub fn application(
     App::new()
         .app_data(state)
         // Outermost last: every answer, a preflight's included, has its request id and log line.
+        .wrap(from_fn(compression::middleware))
         .wrap(from_fn(cors::middleware))
         .wrap(from_fn(request_context::middleware))
         .service(single(

@@ -45,3 +45,62 @@ api_test! {
         assert_eq!(preflight.header("access-control-allow-origin"), None);
     }
 }
+
+/// Sends a GET with `Accept-Encoding: encoding` on a raw connection and returns the head (lower
+/// case) and the body as it came, still encoded.
+fn get_encoded(
+    app: &crate::support::TestApp,
+    path: &str,
+    encoding: Option<&str>,
+    method: &str,
+) -> (String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let address = app.base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    let accept = encoding
+        .map(|e| format!("Accept-Encoding: {e}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n{accept}Connection: close\r\n\r\n",
+        app.admin_token
+    );
+    stream.write_all(request.as_bytes()).expect("request");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).expect("answer");
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head")
+        + 4;
+    let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
+    (head, answer[split..].to_vec())
+}
+
+api_test! {
+    fn large_answers_are_compressed_as_the_client_prefers(app) {
+        for n in 0..40 {
+            app.create("/v1/charge-group-categories", serde_json::json!({ "name": format!("Category {n}"), "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        }
+        let path = "/v1/charge-group-categories?page=1&pageSize=100";
+        let (head, plain) = get_encoded(&app, path, None, "GET");
+        assert!(!head.contains("content-encoding"), "{head}");
+        let (head, brotli_body) = get_encoded(&app, path, Some("gzip, deflate, br"), "GET");
+        assert!(head.contains("content-encoding: br"), "{head}");
+        assert!(head.contains("vary: ") && head.contains("accept-encoding"), "{head}");
+        let mut decoded = Vec::new();
+        std::io::copy(&mut brotli::Decompressor::new(&brotli_body[..], 4096), &mut decoded).expect("brotli");
+        assert_eq!(decoded, plain);
+        assert!(brotli_body.len() * 4 < plain.len(), "{} of {}", brotli_body.len(), plain.len());
+        let (head, gzip_body) = get_encoded(&app, path, Some("gzip"), "GET");
+        assert!(head.contains("content-encoding: gzip"), "{head}");
+        let mut decoded = Vec::new();
+        std::io::copy(&mut flate2::read::GzDecoder::new(&gzip_body[..]), &mut decoded).expect("gzip");
+        assert_eq!(decoded, plain);
+        // Small answers and HEAD go as they are; the ETag is the record's version either way.
+        let (head, _) = get_encoded(&app, "/v1/charge-group-categories/1", Some("br"), "GET");
+        assert!(!head.contains("content-encoding"), "{head}");
+        assert!(head.contains("etag: \"1\""), "{head}");
+        let (head, _) = get_encoded(&app, path, Some("br"), "HEAD");
+        assert!(!head.contains("content-encoding"), "{head}");
+    }
+}

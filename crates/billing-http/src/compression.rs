@@ -1,0 +1,228 @@
+//! Response compression: brotli or gzip, as the client's `Accept-Encoding` prefers, for answers
+//! of at least [`MIN_BYTES`] of text or JSON (docs/api.md, "Compression"; the sizes and costs
+//! measured are in docs/performance.md).
+//!
+//! A body is compressed whole (every answer of the service is built in memory first): on the
+//! async worker when small, on the blocking pool from [`BLOCKING_FROM_BYTES`] on, so that a
+//! 6 MB rating answer does not hold up other requests. `ETag` is left as it is: it names the
+//! record's version, which `If-Match` compares, whatever the encoding.
+
+use std::io::Write;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+
+/// Smaller answers go as they are: compressing them saves less than a packet.
+pub const MIN_BYTES: usize = 1024;
+/// Bodies from this size on are compressed on the blocking pool.
+pub const BLOCKING_FROM_BYTES: usize = 64 * 1024;
+/// brotli's quality: 4 compresses JSON about as well as gzip's best, several times faster.
+const BROTLI_QUALITY: u32 = 4;
+/// gzip's level: 5, the usual balance.
+const GZIP_LEVEL: u32 = 5;
+
+/// What a response may be sent as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coding {
+    Brotli,
+    Gzip,
+}
+
+impl Coding {
+    fn token(self) -> &'static str {
+        match self {
+            Coding::Brotli => "br",
+            Coding::Gzip => "gzip",
+        }
+    }
+
+    /// `body` compressed.
+    pub fn encode(self, body: &[u8]) -> std::io::Result<Vec<u8>> {
+        match self {
+            Coding::Brotli => {
+                let mut out = Vec::with_capacity(body.len() / 4);
+                {
+                    let mut writer =
+                        brotli::CompressorWriter::new(&mut out, 32 * 1024, BROTLI_QUALITY, 22);
+                    writer.write_all(body)?;
+                }
+                Ok(out)
+            }
+            Coding::Gzip => {
+                let mut encoder = flate2::write::GzEncoder::new(
+                    Vec::with_capacity(body.len() / 4),
+                    flate2::Compression::new(GZIP_LEVEL),
+                );
+                encoder.write_all(body)?;
+                encoder.finish()
+            }
+        }
+    }
+}
+
+/// The coding `Accept-Encoding` prefers among those served (brotli first on a tie), if any.
+/// `q=0` refuses a coding; `*` stands for any not named.
+pub fn negotiate(accept_encoding: &str) -> Option<Coding> {
+    let mut best: Option<(Coding, u32)> = None;
+    let mut wildcard: Option<u32> = None;
+    let mut named = Vec::new();
+    for item in accept_encoding.split(',') {
+        let mut parts = item.split(';');
+        let token = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let quality = parts
+            .filter_map(|parameter| parameter.trim().strip_prefix("q="))
+            .filter_map(|value| value.trim().parse::<f32>().ok())
+            .next()
+            .unwrap_or(1.0);
+        let quality = (quality.clamp(0.0, 1.0) * 1000.0) as u32;
+        let coding = match token.as_str() {
+            "br" => Coding::Brotli,
+            "gzip" | "x-gzip" => Coding::Gzip,
+            "*" => {
+                wildcard = Some(quality);
+                continue;
+            }
+            _ => continue,
+        };
+        named.push(coding);
+        if quality > 0
+            && best.is_none_or(|(held, q)| {
+                quality > q || (quality == q && coding == Coding::Brotli && held != coding)
+            })
+        {
+            best = Some((coding, quality));
+        }
+    }
+    if let Some(quality) = wildcard.filter(|q| *q > 0) {
+        for coding in [Coding::Brotli, Coding::Gzip] {
+            if !named.contains(&coding) && best.is_none_or(|(_, q)| quality > q) {
+                best = Some((coding, quality));
+            }
+        }
+    }
+    best.map(|(coding, _)| coding)
+}
+
+/// Whether a body of this content type gains from compression: JSON, problem+json, text,
+/// the documentation's scripts and styles.
+fn compressible(content_type: Option<&HeaderValue>) -> bool {
+    let Some(value) = content_type.and_then(|value| value.to_str().ok()) else {
+        return false;
+    };
+    let media = value.split(';').next().unwrap_or_default().trim();
+    media.starts_with("text/")
+        || media.ends_with("json")
+        || media == "application/javascript"
+        || media == "image/svg+xml"
+}
+
+pub async fn middleware(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let coding = (request.method() != Method::HEAD)
+        .then(|| request.headers().get(header::ACCEPT_ENCODING))
+        .flatten()
+        .and_then(|value| value.to_str().ok())
+        .and_then(negotiate);
+    let response = next.call(request).await?.map_into_boxed_body();
+    let Some(coding) = coding else {
+        return Ok(response);
+    };
+    let head = response.response();
+    let eligible = !head.headers().contains_key(header::CONTENT_ENCODING)
+        && !matches!(
+            head.status(),
+            StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED
+        )
+        && compressible(head.headers().get(header::CONTENT_TYPE))
+        && matches!(head.body().size(), actix_web::body::BodySize::Sized(size) if size >= MIN_BYTES as u64);
+    if !eligible {
+        return Ok(response);
+    }
+    let (request, response) = response.into_parts();
+    let (mut head, body) = response.into_parts();
+    let bytes = match body.try_into_bytes() {
+        Ok(bytes) => bytes,
+        Err(body) => {
+            return Ok(ServiceResponse::new(request, head.set_body(body)));
+        }
+    };
+    let encoded = if bytes.len() >= BLOCKING_FROM_BYTES {
+        let bytes = bytes.clone();
+        actix_web::web::block(move || coding.encode(&bytes)).await?
+    } else {
+        coding.encode(&bytes)
+    };
+    let headers = head.headers_mut();
+    headers.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    let body = match encoded {
+        Ok(encoded) => {
+            headers.insert(
+                header::CONTENT_ENCODING,
+                HeaderValue::from_static(coding.token()),
+            );
+            encoded.into()
+        }
+        Err(error) => {
+            tracing::warn!(%error, "could not compress a response; sent as it is");
+            bytes
+        }
+    };
+    Ok(ServiceResponse::new(
+        request,
+        head.set_body(BoxBody::new(body)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clients_preference_decides() {
+        assert_eq!(negotiate("gzip, deflate, br"), Some(Coding::Brotli));
+        assert_eq!(negotiate("gzip"), Some(Coding::Gzip));
+        assert_eq!(negotiate("br;q=0.5, gzip;q=0.9"), Some(Coding::Gzip));
+        assert_eq!(negotiate("br;q=0, gzip;q=0"), None);
+        assert_eq!(negotiate("identity"), None);
+        assert_eq!(negotiate("*"), Some(Coding::Brotli));
+        assert_eq!(negotiate("br;q=0, *"), Some(Coding::Gzip));
+        assert_eq!(negotiate(""), None);
+    }
+
+    #[test]
+    fn what_is_compressed_comes_back_whole() {
+        let body = br#"{"name":"UK Mobile","startDate":"2026-01-01"}"#.repeat(100);
+        for coding in [Coding::Brotli, Coding::Gzip] {
+            let encoded = coding.encode(&body).expect("encoded");
+            assert!(
+                encoded.len() < body.len() / 10,
+                "{coding:?}: {}",
+                encoded.len()
+            );
+            let mut decoded = Vec::new();
+            match coding {
+                Coding::Brotli => {
+                    std::io::copy(
+                        &mut brotli::Decompressor::new(&encoded[..], 4096),
+                        &mut decoded,
+                    )
+                    .expect("brotli");
+                }
+                Coding::Gzip => {
+                    std::io::copy(
+                        &mut flate2::read::GzDecoder::new(&encoded[..]),
+                        &mut decoded,
+                    )
+                    .expect("gzip");
+                }
+            }
+            assert_eq!(decoded, body);
+        }
+        insta::assert_snapshot!(format!("{:?}", negotiate("deflate, gzip;q=1.0, br;q=1.0")), @"Some(Brotli)");
+    }
+}
