@@ -40,7 +40,11 @@ impl CorsOrigins {
     /// optional port; no path), or `*` for any origin. Empty: CORS off.
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut origins = Vec::new();
-        for origin in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        for origin in text
+            .split(',')
+            .map(|origin| origin.trim().trim_end_matches('/'))
+            .filter(|o| !o.is_empty())
+        {
             let valid = origin == "*"
                 || origin.split_once("://").is_some_and(|(scheme, rest)| {
                     matches!(scheme, "http" | "https")
@@ -52,7 +56,7 @@ impl CorsOrigins {
                     "'{origin}' is not an origin: give scheme://host[:port] (no path), or *"
                 ));
             }
-            origins.push(origin.trim_end_matches('/').to_owned());
+            origins.push(origin.to_owned());
         }
         Ok(Self { origins })
     }

@@ -709,8 +709,12 @@ fn resource_paths(
             "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" } }],
             "requestBody": json_body(body_schema, "application/json"),
             "responses": with_errors(Map::from_iter([(resource.created_status.to_string(), json!({
-                "description": "Created.",
-                "headers": { "Location": { "schema": { "type": "string" } } },
+                "description": "Created (or, with an Idempotency-Key seen before, the first answer again).",
+                "headers": {
+                    "Location": { "description": "The new record's path (a single create).", "schema": { "type": "string" } },
+                    "ETag": { "description": "The new record's version, for If-Match (a single create).", "schema": { "type": "string" } },
+                    "Idempotent-Replayed": { "description": "true when this is the stored answer of an earlier request with the same Idempotency-Key.", "schema": { "type": "string", "enum": ["true"] } }
+                },
                 "content": { "application/json": { "schema": created } }
             }))]), &[400, 401, 403, 409, 412, 413, 415]),
         }));
@@ -790,7 +794,8 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
         "expiresIn": { "type": "integer", "description": "Seconds until the access token expires." },
         "refreshToken": { "type": "string", "description": "Single-use; exchange at /v1/authenticate/refresh." },
         "username": { "type": "string" }
-    }}));
+    }, "examples": [{ "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", "tokenType": "Bearer",
+        "expiresIn": 900, "refreshToken": "rt_2b7c9d1e4f6a8b0c2d4e6f8a0b2c4d6e", "username": "admin" }] }));
     schemas.insert(
         "RefreshTokenRequest".into(),
         json!({ "type": "object", "required": ["refreshToken"], "additionalProperties": false,
@@ -800,7 +805,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
         "brand": { "type": "string", "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand." },
         "username": { "type": "string", "minLength": 1, "maxLength": 100 },
         "password": { "type": "string", "minLength": 1, "maxLength": crate::routes::authentication::SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true }
-    }}));
+    }, "examples": [{ "username": "admin", "password": "choose-a-long-password" }] }));
     let named = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
     let tokens = named("Tokens");
     let refresh_body = json_body(named("RefreshTokenRequest"), "application/json");
@@ -1122,6 +1127,76 @@ fn insert_json_patch_schemas(schemas: &mut Map<String, Value>) {
     );
 }
 
+/// The document's tags, in the order a reader looks for them (signing in first, then
+/// reference data and rating, customers and sites, users, the trail, operations), each with
+/// its resource's description.
+fn tags(resources: &[ResourceDoc]) -> Value {
+    let described = |name: &str| {
+        resources
+            .iter()
+            .find(|resource| resource.path == name)
+            .map(|resource| resource.description.to_owned())
+    };
+    let order: [(&str, &str); 30] = [
+        (
+            "authentication",
+            "Sign in, refresh and sign out: bearer tokens (JWT) and their refresh tokens.",
+        ),
+        ("api-keys", ""),
+        ("user-roles", ""),
+        ("users", ""),
+        ("countries", ""),
+        ("currencies", ""),
+        ("locales", ""),
+        ("reference-data-sources", ""),
+        ("charge-group-categories", ""),
+        ("charge-groups", ""),
+        ("reference-data-source-charge-groups", ""),
+        ("dialstrings", ""),
+        ("call-classes", ""),
+        ("ignored-call-classes", ""),
+        ("ignored-service-ids", ""),
+        ("tax-bands", ""),
+        ("currency-rates", ""),
+        (
+            "reference-data-summary",
+            "The rating rows of a call class, a dialstring or a charge group (interface 2.4).",
+        ),
+        (
+            "rating",
+            "Rate usage items against a source's reference data, from the in-memory index.",
+        ),
+        ("contract-owners", ""),
+        ("billing-cycles", ""),
+        ("invoice-templates", ""),
+        ("payment-provider-mandates", ""),
+        ("custom-field-definitions", ""),
+        ("customers", ""),
+        ("sites", ""),
+        ("inventory-items", ""),
+        ("adhoc-bill-runs", ""),
+        ("audit-events", ""),
+        (
+            "operations",
+            "Health, metrics and this document: no token needed.",
+        ),
+    ];
+    let mut tags: Vec<Value> = order
+        .iter()
+        .map(|(name, description)| {
+            let description = described(name).unwrap_or_else(|| (*description).to_owned());
+            json!({ "name": name, "description": description.trim() })
+        })
+        .collect();
+    // A resource added later is listed too, after the others, until it is placed above.
+    for resource in resources {
+        if !order.iter().any(|(name, _)| *name == resource.path) {
+            tags.push(json!({ "name": resource.path, "description": resource.description.trim() }));
+        }
+    }
+    Value::Array(tags)
+}
+
 /// The whole document.
 pub fn document(resources: &[ResourceDoc]) -> Value {
     let mut paths = Map::new();
@@ -1137,7 +1212,11 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
         "message": { "type": "string", "description": "Same as detail." },
         "errors": { "type": "array", "items": { "type": "object", "required": ["field", "message"],
             "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } }
-    }}));
+    }, "examples": [{ "type": "about:blank", "title": "Bad Request", "status": 400,
+        "detail": "the request is invalid: name: must be 1 to 255 characters long (got 0)",
+        "instance": "/v1/charge-groups", "requestId": "5fe2e607-1c1f-4b43-9f8e-4b7d0e0c2a11",
+        "error": "Bad Request", "message": "the request is invalid: name: must be 1 to 255 characters long (got 0)",
+        "errors": [{ "field": "name", "message": "must be 1 to 255 characters long (got 0)" }] }] }));
     for resource in resources {
         code_set_schemas(resource.fields, &mut schemas);
     }
@@ -1148,9 +1227,11 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
     show_placeholders(&mut paths);
     json!({
         "openapi": "3.1.0",
+        "tags": tags(resources),
         "info": {
             "title": "Billing service",
             "version": env!("CARGO_PKG_VERSION"),
+            "contact": { "name": "Billing platform operators", "url": "https://github.com/billing-platform/billing-service" },
             "description": "Reference data, customer sites and authentication. Errors are application/problem+json. \
                 Lists take page and pageSize and return X-Total-Count and Link headers. \
                 Reference data interface 1.12; customer and sites interface 1.45."
@@ -1372,6 +1453,8 @@ mod tests {
                 }
                 Value::Bool(_) => assert!(allowed("boolean"), "{at}: {example}"),
                 Value::Array(_) => assert!(allowed("array"), "{at}: {example}"),
+                // A member that is null in the example (one of two that exclude each other).
+                Value::Null => assert!(allowed("null"), "{at}: null, but not nullable"),
                 other => panic!("{at}: an example of {other}"),
             }
             if let Some(values) = schema["enum"].as_array() {

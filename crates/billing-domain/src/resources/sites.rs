@@ -28,7 +28,7 @@ macro_rules! sites {
             /// When the site was last changed (UTC).
             updated_date: updated DateTime,
             /// Id of another site of the same customer that receives this site's invoices;
-            /// null when the site has siteInvoiceDetails.
+            /// null when the site has siteInvoiceDetails (e.g. `null`).
             site_id_receiving_invoice: optional Id,
             /// Amount per repayment period, in major currency units: 1 to 100000, at most 2
             /// decimal places. Given with repaymentPlanRemainingPeriods, or neither (e.g. `150.00`).

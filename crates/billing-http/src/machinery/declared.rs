@@ -649,13 +649,13 @@ macro_rules! api_child {
             /// An element's members, for the parent's field list and the member checks.
             pub const FIELDS: &[Field] = &[
                 $crate::resources::common::ID,
-                $($crate::api_field!(
+                $($crate::api_kind_field!($kind $(<$($param),*>)?, $crate::api_field!(
                     $access,
                     ::billing_domain::json_name!($field),
                     <$kind $(<$($param),*>)? as ApiKind>::FIELD_TYPE,
                     ::billing_domain::kinds::doc_text(concat!($($doc),*))
                     $(, $default)?
-                ),)*
+                )),)*
                 $($($crate::api_children_field!(
                     $cmult,
                     ::billing_domain::json_name!($cfield),
@@ -960,7 +960,9 @@ macro_rules! api_field {
 #[doc(hidden)]
 macro_rules! api_kind_field {
     ($kind:ty, $field:expr) => {
-        $field.non_empty_if(<$kind as $crate::machinery::kinds::ApiKind>::NON_EMPTY)
+        $field
+            .non_empty_if(<$kind as $crate::machinery::kinds::ApiKind>::NON_EMPTY)
+            .at_most_if(<$kind as $crate::machinery::kinds::ApiKind>::MAX_ITEMS)
     };
 }
 

@@ -35,6 +35,8 @@ pub trait ApiKind: Kind {
 
     /// A list that must hold at least one element (documented as `minItems: 1`).
     const NON_EMPTY: bool = false;
+    /// A list kind's most entries, documented as `maxItems` (the kind's check enforces it).
+    const MAX_ITEMS: Option<usize> = None;
 
     /// Whether what a body carried reached the write prepared (a password, hashed by
     /// `Resource::prepare`): always, for kinds with nothing to prepare.
@@ -346,6 +348,7 @@ impl ApiKind for IdList {
     type Output = Ids;
     const FIELD_TYPE: FieldType = FieldType::Array(&FieldType::Id);
     const FILTER: FilterKind = FilterKind::String;
+    const MAX_ITEMS: Option<usize> = Some(billing_domain::sites::codes::MAX_LIST_ENTRIES);
 
     fn value(input: &Vec<i64>) -> String {
         IdList::join(input)
@@ -395,6 +398,7 @@ impl ApiKind for TemplateComponents {
     type Output = Components;
     const FIELD_TYPE: FieldType = FieldType::ObjectList(COMPONENT_FIELDS);
     const FILTER: FilterKind = FilterKind::String;
+    const MAX_ITEMS: Option<usize> = Some(billing_domain::sites::codes::MAX_LIST_ENTRIES);
 
     fn value(input: &Vec<ComponentJson>) -> String {
         let components: Vec<TemplateComponent> = input

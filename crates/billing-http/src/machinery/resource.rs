@@ -258,6 +258,13 @@ impl Field {
     }
 
     /// [`Field::non_empty`] when `flag` (a kind that is a list of at least one element).
+    pub const fn at_most_if(self, most: Option<usize>) -> Self {
+        match most {
+            Some(most) => self.at_most(most),
+            None => self,
+        }
+    }
+
     pub const fn non_empty_if(self, flag: bool) -> Self {
         if flag { self.non_empty() } else { self }
     }

@@ -126,21 +126,20 @@ api_test! {
     // for move and copy: the document says so now, and the server still refuses both.
     fn json_patch_operations_document_their_value_and_from(app) {
         let document = document(&app);
-        let item = &document["components"]["schemas"]["JsonPatch"]["items"];
-        let branches = item["anyOf"].as_array().expect("anyOf per op");
+        let schemas = &document["components"]["schemas"];
+        // One schema per operation, chosen by `op` (the discriminator's mapping).
+        let mapping = &schemas["JsonPatchOperation"]["discriminator"]["mapping"];
         let requires = |op: &str| -> Vec<String> {
-            let branch = branches
-                .iter()
-                .find(|b| {
-                    b["properties"]["op"]["enum"].as_array().is_some_and(|ops| ops.iter().any(|o| o == op))
-                        || b["properties"]["op"]["const"] == op
-                })
-                .unwrap_or_else(|| panic!("no branch for {op}"));
-            branch["required"]
+            let reference = mapping[op].as_str().unwrap_or_else(|| panic!("no schema for {op}"));
+            let name = reference.rsplit('/').next().expect("a name");
+            let schema = &schemas[name];
+            assert_eq!(schema["properties"]["op"]["enum"], json!([op]));
+            schema["required"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .map(|r| r.as_str().expect("name").to_owned())
+                .filter(|member| member != "op" && member != "path")
                 .collect()
         };
         for op in ["add", "replace", "test"] {
