@@ -139,6 +139,10 @@ macro_rules! sqlite_settings {
 /// SQLite connection also gets a Unicode `lower` (`list::register_unicode_lower`).
 const SQLITE_PRAGMAS: &str = concat!("PRAGMA busy_timeout = 5000; ", sqlite_settings!());
 
+/// How long a SQLite writer waits for its turn among this process's writers: the busy
+/// timeout a pooled connection waits for other processes' (as in [`SQLITE_PRAGMAS`]).
+const SQLITE_WRITE_PATIENCE: Duration = Duration::from_secs(5);
+
 /// The busy timeout of a pooled SQLite connection (as in [`SQLITE_PRAGMAS`]).
 const SQLITE_BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 5000";
 
@@ -318,6 +322,8 @@ pub struct Database {
     pool: Pool<Manager>,
     backend: Backend,
     events: Arc<PoolEvents>,
+    /// SQLite: the queue this process's writers take turns in (`write_turns`).
+    turns: Arc<crate::write_turns::WriteTurns>,
 }
 
 impl std::fmt::Debug for Database {
@@ -389,6 +395,7 @@ impl Database {
                 pool,
                 backend,
                 events,
+                turns: Arc::default(),
             },
             Opened {
                 location,
@@ -449,7 +456,10 @@ impl Database {
     /// "Invariants"):
     ///
     /// - on SQLite the transaction is `BEGIN IMMEDIATE`: writers take turns, and a
-    ///   read-then-write never fails halfway on a lock upgrade;
+    ///   read-then-write never fails halfway on a lock upgrade. The writers of this process
+    ///   queue for their turn first (`write_turns`: first come, first served, each woken as
+    ///   the one ahead finishes), so none sleeps in SQLite's busy handler behind another of
+    ///   this process;
     /// - on PostgreSQL it is `SERIALIZABLE`: the database refuses to commit a transaction whose
     ///   reads another committed transaction changed. Such a loser (and a deadlock victim) is
     ///   rolled back and `work` runs again from the start on a fresh snapshot, up to
@@ -464,6 +474,10 @@ impl Database {
         E: StorageError,
     {
         let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
+        let _turn = match self.backend {
+            Backend::Sqlite => Some(self.turns.wait(SQLITE_WRITE_PATIENCE)?),
+            Backend::Postgres => None,
+        };
         let mut attempt = 1;
         loop {
             let outcome = run_noting_loss(&mut pooled, |connection| {

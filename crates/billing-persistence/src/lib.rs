@@ -55,6 +55,7 @@ pub mod sites;
 pub mod tax_bands;
 pub mod user_contract_owners;
 pub mod users;
+mod write_turns;
 
 pub use connection::{
     Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, Pooled, ServeClaim,
