@@ -634,6 +634,7 @@ fn resource_paths(
     collection.insert("head".into(), json!({
         "tags": tag, "summary": format!("Check whether {} matching the filters exist", plural(resource.noun)),
         "operationId": operation_id("count", &plural(resource.noun)),
+        "description": format!("The filters of the list, without page or body: 200 with X-Total-Count when any record matches, 404 when none does.{}", permission_note(resource.read)),
         "parameters": list_parameters(resource, false),
         "responses": {
             "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
@@ -740,6 +741,7 @@ fn resource_paths(
     item.insert("get".into(), json!({
         "tags": tag, "summary": format!("Get one {}", resource.noun),
         "operationId": operation_id("get", resource.noun),
+        "description": format!("The record with its ETag (its version, for If-Match); 404 when there is none.{}", permission_note(resource.read)),
         "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
     }));
     item.insert("head".into(), json!({
@@ -763,6 +765,7 @@ fn resource_paths(
         item.insert("put".into(), json!({
             "tags": tag, "summary": format!("Replace {}", with_article(resource.noun)), "parameters": write_parameters,
             "operationId": operation_id("replace", resource.noun),
+            "description": format!("A whole body, checked as a create's; with If-Match, only while the record still has that ETag (412 otherwise).{}", permission_note(resource.write)),
             "requestBody": json_body(input.clone(), "application/json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), one("Replaced."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
@@ -781,6 +784,7 @@ fn resource_paths(
         item.insert("delete".into(), json!({
             "tags": tag, "summary": format!("Delete {}", with_article(resource.noun)), "parameters": [if_match],
             "operationId": operation_id("delete", resource.noun),
+            "description": format!("Removes the record; 409 while other records still refer to it, naming them.{}", permission_note(resource.write)),
             "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Deleted." }))]), &[400, 401, 403, 404, 409, 412]),
         }));
     }
@@ -812,6 +816,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
     let ok_tokens = json!({ "description": "Signed in.", "content": { "application/json": { "schema": tokens } } });
     paths.insert("/v1/authenticate".into(), json!({ "post": {
         "tags": ["authentication"], "summary": "Sign in", "security": [], "operationId": "signIn",
+        "description": "A username and password for an access token (15 minutes) and a single-use refresh token. Wrong credentials are 401; after 5 failures for a username, or 20 from one client address, within 15 minutes, 429 with Retry-After.",
         "requestBody": json_body(named("SignIn"), "application/json"),
         "responses": with_errors(Map::from_iter([("200".to_owned(), ok_tokens.clone())]), &[400, 401, 413, 415, 429, 503]),
     }}));
@@ -823,6 +828,7 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
     }}));
     paths.insert("/v1/authenticate/revoke".into(), json!({ "post": {
         "tags": ["authentication"], "summary": "Sign out: revoke a refresh token and its family", "security": [], "operationId": "signOut",
+        "description": "Revokes the refresh token and every token rotated from it; an unknown token is accepted silently (204).",
         "requestBody": refresh_body,
         "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Revoked." }))]), &[400, 413, 415]),
     }}));
@@ -857,29 +863,44 @@ fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut Map<String, 
             "content": { "application/json": { "schema": summary_rows } } }))]), &[400, 401, 403, 404]),
     }}));
     rating_lookups_path(paths);
-    let health = |summary: &str, id: &str| {
+    let health = |summary: &str, id: &str, description: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [], "operationId": id,
+        "description": description,
         "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })
     };
-    paths.insert("/health/live".into(), health("The process is up", "live"));
+    paths.insert(
+        "/health/live".into(),
+        health(
+            "The process is up",
+            "live",
+            "Liveness: the process answers; the database is not asked.",
+        ),
+    );
     paths.insert(
         "/health/ready".into(),
-        health("The database answers", "ready"),
+        health(
+            "The database takes writes",
+            "ready",
+            "Readiness: one row is rewritten and committed, answered within a second; 503 when the database is unreachable, locked, read-only or out of disk.",
+        ),
     );
     paths.insert("/".into(), json!({ "get": { "tags": ["operations"], "security": [], "operationId": "home",
         "summary": "Where the documentation is",
+        "description": "Redirects to the documentation page.",
         "responses": { "307": { "description": "To /docs/, the documentation page (Swagger UI); the document itself is /v1/openapi.json.",
             "headers": { "Location": { "schema": { "type": "string" } } } } } } }));
     paths.insert(
         "/metrics".into(),
         json!({ "get": { "tags": ["operations"], "security": [], "operationId": "metrics",
             "summary": "Prometheus metrics: requests by method, route and status; latency histogram",
+            "description": "Served here unless BILLING_METRICS_BIND gives metrics an address of their own; no token needed.",
             "responses": { "200": { "description": "Text exposition format 0.0.4.",
                 "content": { "text/plain": { "schema": { "type": "string" } } } } } } }),
     );
     paths.insert(
         "/v1/openapi.json".into(),
         json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [], "operationId": "openapi",
+        "description": "The OpenAPI 3.1 document, generated from the declarations the service routes by.",
         "responses": { "200": { "description": "OpenAPI 3.1 document." } } } }),
     );
 }

@@ -15,16 +15,6 @@ fn id(value: &Value) -> i64 {
     value["id"].as_i64().expect("id")
 }
 
-fn patch_as(app: &TestApp, token: &str, path: &str, operations: Value) -> crate::support::Reply {
-    app.send(
-        "PATCH",
-        path,
-        Some(token),
-        &[],
-        Some(("application/json-patch+json", operations.to_string())),
-    )
-}
-
 fn send_as(
     app: &TestApp,
     token: &str,
@@ -140,7 +130,7 @@ api_test! {
         for run in [&theirs_only, &mixed] {
             let path = format!("/v1/adhoc-bill-runs/{}", run["id"]);
             let before = app.get(&path).json();
-            patch_as(&app, &token, &path, json!([{ "op": "replace", "path": "/siteIds", "value": [mine["id"]] }])).assert_problem(403);
+            app.patch_as(&token, &path, json!([{ "op": "replace", "path": "/siteIds", "value": [mine["id"]] }])).assert_problem(403);
             send_as(&app, &token, "PUT", &path, Some(json!({ "name": "Taken", "siteIds": [mine["id"]] }))).assert_problem(403);
             send_as(&app, &token, "DELETE", &path, None).assert_problem(403);
             let bulk = send_as(&app, &token, "PATCH", "/v1/adhoc-bill-runs", Some(json!([{ "id": run["id"], "name": "Bulk" }])));
@@ -151,8 +141,8 @@ api_test! {
         }
         // Their own run they may change and remove; naming another owner's site is still 403.
         let path = format!("/v1/adhoc-bill-runs/{}", my_run["id"]);
-        patch_as(&app, &token, &path, json!([{ "op": "add", "path": "/siteIds/-", "value": theirs["id"] }])).assert_problem(403);
-        assert_eq!(patch_as(&app, &token, &path, json!([{ "op": "replace", "path": "/name", "value": "Still mine" }])).status, 200);
+        app.patch_as(&token, &path, json!([{ "op": "add", "path": "/siteIds/-", "value": theirs["id"] }])).assert_problem(403);
+        assert_eq!(app.patch_as(&token, &path, json!([{ "op": "replace", "path": "/name", "value": "Still mine" }])).status, 200);
         assert_eq!(send_as(&app, &token, "DELETE", &path, None).status, 204);
         // An unrestricted user may do all of it.
         assert_eq!(app.delete(&format!("/v1/adhoc-bill-runs/{}", theirs_only["id"])).status, 204);
@@ -165,11 +155,11 @@ api_test! {
         // Every owner can be read ...
         assert_eq!(app.get_as(&token, &format!("/v1/contract-owners/{theirs}")).status, 200);
         // ... but only their own changed; none created or removed.
-        patch_as(&app, &token, &format!("/v1/contract-owners/{theirs}"), json!([{ "op": "replace", "path": "/name", "value": "Mine now" }])).assert_problem(403);
+        app.patch_as(&token, &format!("/v1/contract-owners/{theirs}"), json!([{ "op": "replace", "path": "/name", "value": "Mine now" }])).assert_problem(403);
         send_as(&app, &token, "DELETE", &format!("/v1/contract-owners/{theirs}"), None).assert_problem(403);
         send_as(&app, &token, "POST", "/v1/contract-owners", Some(json!({ "name": "New" }))).assert_problem(403);
         assert_eq!(app.get(&format!("/v1/contract-owners/{theirs}")).json()["name"], "Theirs");
-        assert_eq!(patch_as(&app, &token, &format!("/v1/contract-owners/{mine}"), json!([{ "op": "replace", "path": "/name", "value": "Mine, renamed" }])).status, 200);
+        assert_eq!(app.patch_as(&token, &format!("/v1/contract-owners/{mine}"), json!([{ "op": "replace", "path": "/name", "value": "Mine, renamed" }])).status, 200);
         assert_eq!(app.head("/v1/contract-owners").header("x-total-count"), Some("2"));
     }
 

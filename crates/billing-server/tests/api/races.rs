@@ -43,16 +43,6 @@ fn id(value: &Value) -> i64 {
     value["id"].as_i64().expect("id")
 }
 
-fn patch_as(app: &TestApp, token: &str, path: &str, operations: Value) -> Reply {
-    app.send(
-        "PATCH",
-        path,
-        Some(token),
-        &[],
-        Some(("application/json-patch+json", operations.to_string())),
-    )
-}
-
 /// A site that sends its invoices to `receiving`.
 fn sender_body(world: &World, name: &str, receiving: i64) -> Value {
     let mut body = site_body(world, name);
@@ -151,12 +141,12 @@ api_test! {
                 admins.push((id(&created.json()), app.login(&username, "a-long-enough-password")));
             }
             // Only the two new ones are active now.
-            let handed_over = patch_as(&app, &admins[0].1, &format!("/v1/users/{keeper_id}"), deactivate.clone());
+            let handed_over = app.patch_as(&admins[0].1, &format!("/v1/users/{keeper_id}"), deactivate.clone());
             assert_eq!(handed_over.status, 200, "{}", handed_over.text);
             let ((x, x_token), (y, y_token)) = (admins[0].clone(), admins[1].clone());
             let (x_ends_y, y_ends_x) = together(
-                || patch_as(&app, &x_token, &format!("/v1/users/{y}"), deactivate.clone()),
-                || patch_as(&app, &y_token, &format!("/v1/users/{x}"), deactivate.clone()),
+                || app.patch_as(&x_token, &format!("/v1/users/{y}"), deactivate.clone()),
+                || app.patch_as(&y_token, &format!("/v1/users/{x}"), deactivate.clone()),
             );
             let won = [&x_ends_y, &y_ends_x].iter().filter(|reply| reply.status == 200).count();
             // Both may lose (the loser's token stops working the moment the winner commits:

@@ -344,10 +344,14 @@ impl TestApp {
     }
 
     pub fn patch(&self, path: &str, operations: Value) -> Reply {
+        self.patch_as(&self.admin_token, path, operations)
+    }
+
+    pub fn patch_as(&self, token: &str, path: &str, operations: Value) -> Reply {
         self.send(
             "PATCH",
             path,
-            Some(&self.admin_token),
+            Some(token),
             &[],
             Some(("application/json-patch+json", operations.to_string())),
         )
