@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 pub(super) const JSON_POINTER_PATTERN: &str = "^(/([^/~]|~[01])*)+$";
 
 pub(super) fn json_pointer(description: &str) -> Value {
-    json!({ "type": "string", "pattern": JSON_POINTER_PATTERN,
+    json!({ "type": "string", "pattern": JSON_POINTER_PATTERN, "maxLength": 1024,
         "description": format!("{description} A JSON Pointer (RFC 6901) to a member, such as /name; the whole document (\"\") cannot be patched.") })
 }
 

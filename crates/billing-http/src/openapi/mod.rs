@@ -5,7 +5,9 @@
 use billing_domain::roles::Permission;
 use serde_json::{Map, Value, json};
 
+mod character_sets;
 mod hand_written;
+mod headers;
 mod json_patch;
 mod presentation;
 mod resource_paths;
@@ -191,13 +193,24 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
         resource_paths(resource, &mut paths, &mut schemas);
     }
     hand_written_paths(&mut paths, &mut schemas);
+    use crate::error::{
+        PROBLEM_DETAIL_MAX_CHARS, PROBLEM_ERROR_TEXT_MAX_CHARS, PROBLEM_ERRORS_MAX,
+    };
+    let reason = json!({ "type": "string", "maxLength": 100, "pattern": "^[A-Za-z' -]+$" });
+    let detail = json!({ "type": "string", "maxLength": PROBLEM_DETAIL_MAX_CHARS,
+        "description": "What went wrong, in plain words; a longer one is cut with …." });
+    let entry_text = json!({ "type": "string", "maxLength": PROBLEM_ERROR_TEXT_MAX_CHARS });
     schemas.insert("Problem".into(), json!({ "type": "object", "required": ["type", "title", "status", "detail"], "properties": {
-        "type": { "type": "string" }, "title": { "type": "string" }, "status": { "type": "integer" },
-        "detail": { "type": "string" }, "instance": { "type": "string" }, "requestId": { "type": "string" },
-        "error": { "type": "string", "description": "The reason phrase, as the original platform sent it." },
-        "message": { "type": "string", "description": "Same as detail." },
-        "errors": { "type": "array", "items": { "type": "object", "required": ["field", "message"],
-            "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } }
+        "type": { "type": "string", "enum": ["about:blank"] }, "title": reason,
+        "status": { "type": "integer", "format": "int32", "minimum": 400, "maximum": 599 },
+        "detail": detail, "instance": { "type": "string", "pattern": "^/", "maxLength": 8192, "description": "The request's path." },
+        "requestId": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": 200, "description": "As X-Request-Id." },
+        "error": { "type": "string", "maxLength": 100, "pattern": "^[A-Za-z' -]+$", "description": "The reason phrase, as the original platform sent it." },
+        "message": { "type": "string", "maxLength": PROBLEM_DETAIL_MAX_CHARS, "description": "Same as detail." },
+        "errors": { "type": "array", "maxItems": PROBLEM_ERRORS_MAX,
+            "description": "Every broken field, in order (the first 1000).",
+            "items": { "type": "object", "required": ["field", "message"],
+            "properties": { "field": entry_text, "message": entry_text } } }
     }, "examples": [{ "type": "about:blank", "title": "Bad Request", "status": 400,
         "detail": "the request is invalid: name: must be 1 to 255 characters long (got 0)",
         "instance": "/v1/charge-groups", "requestId": "5fe2e607-1c1f-4b43-9f8e-4b7d0e0c2a11",
@@ -206,9 +219,12 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
     for resource in resources {
         code_set_schemas(resource.fields, &mut schemas);
     }
+    schemas.extend(character_sets::component_schemas());
     // RFC 6902 §4: `add`, `replace` and `test` need `value`; `move` and `copy` need `from`.
     insert_json_patch_schemas(&mut schemas);
     let mut paths = Value::Object(paths);
+    let mut responses = error_response_components();
+    headers::common_to_every_operation(&mut paths, &mut responses);
     name_operations(&mut paths);
     show_placeholders(&mut paths);
     json!({
@@ -220,14 +236,17 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
             "contact": { "name": "Billing platform operators", "url": "https://github.com/billing-platform/billing-service" },
             "description": "Reference data, customer sites and authentication. Errors are application/problem+json. \
                 Lists take page and pageSize and return X-Total-Count and Link headers. \
+                Any request may also be answered 405 (a method the path does not answer; see Allow), \
+                414 (a request target over 8 KiB) or 431 (headers over 32 KiB), each as problem+json. \
                 Reference data interface 1.12; customer and sites interface 1.45."
         },
-        "servers": [{ "url": "/" }],
+        "servers": [{ "url": "/", "description": "The deployment serving this document, local, staging or production alike: paths are relative to it.", "x-internal": false }],
         "security": [{ "bearer": [] }],
         "paths": paths,
         "components": {
             "schemas": schemas,
-            "responses": error_response_components(),
+            "responses": responses,
+            "headers": headers::header_components(),
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT or API key",
                 "description": "An access token (JWT) from /v1/authenticate, or an API key (bk_…) from /v1/api-keys." } }
         }

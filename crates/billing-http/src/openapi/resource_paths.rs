@@ -5,27 +5,31 @@ use billing_domain::query::FilterKind;
 use billing_domain::roles::Permission;
 use serde_json::{Map, Value, json};
 
+use super::headers::{HEADER_VALUE_MAX_CHARS, QUERY_VALUE_MAX_CHARS, header};
 use super::responses::{error_ref, json_body, with_errors};
-use super::schemas::{bulk_update_schema, object_schema, row_of};
+use super::schemas::{DATE_TIME_MAX_CHARS, bulk_update_schema, id_schema, object_schema, row_of};
 use super::{ResourceDoc, capitalize, operation_id, plural, with_article};
 use crate::machinery::resource::{Access, FieldType, FilterParam};
+use billing_domain::query::MAX_PAGE_SIZE;
 
 pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
     let description = format!("{} Syntax: {}.", filter.description, filter.kind.syntax());
     let schema = match filter.kind {
         FilterKind::Boolean => json!({ "type": "string", "enum": ["true", "false"] }),
-        FilterKind::Id => json!({ "type": "integer", "format": "int64", "minimum": 1 }),
+        FilterKind::Id => id_schema(),
         FilterKind::Date => {
-            json!({ "type": "string", "pattern": "^((lt|gt|gtn):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$" })
+            json!({ "type": "string", "maxLength": 14, "pattern": "^((lt|gt|gtn):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$" })
         }
         FilterKind::String => {
-            json!({ "type": "string", "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$" })
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$" })
         }
         FilterKind::Decimal { .. } => {
-            json!({ "type": "string", "pattern": "^((lt|gt):)?-?[0-9]+(\\.[0-9]+)?$" })
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^((lt|gt):)?-?[0-9]+(\\.[0-9]+)?$" })
         }
-        FilterKind::DateTime => json!({ "type": "string", "pattern":
-            "^((lt|gt):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$" }),
+        FilterKind::DateTime => {
+            json!({ "type": "string", "maxLength": DATE_TIME_MAX_CHARS + 3, "pattern":
+            "^((lt|gt):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$" })
+        }
     };
     json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
 }
@@ -33,8 +37,8 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
 pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
     let mut parameters = Vec::new();
     if paged {
-        parameters.push(json!({ "name": "page", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1 } }));
-        parameters.push(json!({ "name": "pageSize", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 1000 } }));
+        parameters.push(json!({ "name": "page", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": i32::MAX } }));
+        parameters.push(json!({ "name": "pageSize", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": MAX_PAGE_SIZE } }));
         let escaped: Vec<String> = resource
             .sort_keys
             .iter()
@@ -43,7 +47,7 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
         let sort_key = format!("({})(:(asc|desc))?", escaped.join("|"));
         parameters.push(json!({ "name": "sort", "in": "query", "required": false,
             "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
-            "schema": { "type": "string", "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
+            "schema": { "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
         let readable: Vec<&str> = resource
             .fields
             .iter()
@@ -79,14 +83,14 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
         };
         parameters.push(json!({ "name": "fields", "in": "query", "required": false,
             "description": format!("Comma-separated top-level fields to return: {}.{nested_note}", readable.join(", ")),
-            "schema": { "type": "string", "pattern": format!("^{field}(,{field})*$") } }));
+            "schema": { "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!("^{field}(,{field})*$") } }));
     }
     parameters.extend(resource.filters.iter().map(filter_parameter));
     parameters
 }
 
 pub(super) fn id_parameter() -> Value {
-    json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "integer", "format": "int64", "minimum": 1 } })
+    json!({ "name": "id", "in": "path", "required": true, "schema": id_schema() })
 }
 
 pub(super) fn permission_note(permission: Permission) -> String {
@@ -102,15 +106,18 @@ pub(super) fn resource_paths(
     let input_name = format!("{name}Input");
     let record_schema = object_schema(resource.fields, false);
     let row_schema = row_of(record_schema.clone());
-    schemas.insert(name.clone(), record_schema);
+    // The record's own schema, where an operation answers or takes a whole record.
+    let ops = resource.operations;
+    if ops.get || ops.create || ops.replace || ops.patch || ops.bulk_update {
+        schemas.insert(name.clone(), record_schema);
+    }
     schemas.insert(format!("{name}Row"), row_schema);
     let record = json!({ "$ref": format!("#/components/schemas/{name}") });
     let row = json!({ "$ref": format!("#/components/schemas/{name}Row") });
     let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
     let tag = [resource.path];
-    let ops = resource.operations;
-    let etag_header = json!({ "ETag": { "description": "Version of the record, for If-Match.", "schema": { "type": "string" } } });
-    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
+    let etag_header = json!({ "ETag": header("ETag") });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "maxLength": HEADER_VALUE_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
 
     let mut collection = Map::new();
     collection.insert("get".into(), json!({
@@ -120,11 +127,8 @@ pub(super) fn resource_paths(
         "parameters": list_parameters(resource, true),
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
             "description": "One page of records.",
-            "headers": {
-                "X-Total-Count": { "description": "Rows matching the filters.", "schema": { "type": "integer" } },
-                "Link": { "description": "RFC 8288 links: first, prev, next, last.", "schema": { "type": "string" } }
-            },
-            "content": { "application/json": { "schema": { "type": "array", "items": row } } }
+            "headers": { "X-Total-Count": header("X-Total-Count"), "Link": header("Link") },
+            "content": { "application/json": { "schema": { "type": "array", "items": row, "maxItems": MAX_PAGE_SIZE } } }
         }))]), &[400, 401, 403]),
     }));
     collection.insert("head".into(), json!({
@@ -133,8 +137,8 @@ pub(super) fn resource_paths(
         "description": format!("The filters of the list, without page or body: 200 with X-Total-Count when any record matches, 404 when none does.{}", permission_note(resource.read)),
         "parameters": list_parameters(resource, false),
         "responses": {
-            "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
-            "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": { "schema": { "type": "integer" } } } },
+            "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": header("X-Total-Count") } },
+            "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": header("X-Total-Count") } },
             "400": error_ref(400), "401": error_ref(401), "403": error_ref(403)
         }
     }));
@@ -154,7 +158,7 @@ pub(super) fn resource_paths(
     let create_name = format!("{name}CreateInput");
     for member in resource.embedded {
         let mut item = object_schema(member.fields, true);
-        item["properties"][member.parent_member] = json!({ "type": "integer", "const": 0,
+        item["properties"][member.parent_member] = json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": 0, "const": 0,
             "description": format!("0: the {} being created.", resource.noun) });
         let property = json!({ "type": "array", "items": item,
             "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS, "writeOnly": true,
@@ -178,6 +182,7 @@ pub(super) fn resource_paths(
             for member in resource.embedded {
                 schema["properties"][member.member] = json!({ "type": "array",
                     "items": object_schema(member.fields, false),
+                    "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS,
                     "description": format!("The {}s created with the {} in the same request.", member.noun, resource.noun) });
                 if let Some(required) = schema["required"].as_array_mut() {
                     required.push(json!(member.member));
@@ -189,7 +194,8 @@ pub(super) fn resource_paths(
             json!({ "$ref": format!("#/components/schemas/{created_name}") })
         };
         let created = if ops.bulk_create {
-            json!({ "oneOf": [created, { "type": "array", "items": created }] })
+            json!({ "oneOf": [created, { "type": "array", "items": created,
+                "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS }] })
         } else {
             created
         };
@@ -207,11 +213,8 @@ pub(super) fn resource_paths(
             "requestBody": json_body(body_schema, "application/json"),
             "responses": with_errors(Map::from_iter([(resource.created_status.to_string(), json!({
                 "description": "Created (or, with an Idempotency-Key seen before, the first answer again).",
-                "headers": {
-                    "Location": { "description": "The new record's path (a single create).", "schema": { "type": "string" } },
-                    "ETag": { "description": "The new record's version, for If-Match (a single create).", "schema": { "type": "string" } },
-                    "Idempotent-Replayed": { "description": "true when this is the stored answer of an earlier request with the same Idempotency-Key.", "schema": { "type": "string", "enum": ["true"] } }
-                },
+                "headers": { "Location": header("Location"), "ETag": header("ETag"),
+                    "Idempotent-Replayed": header("Idempotent-Replayed") },
                 "content": { "application/json": { "schema": created } }
             }))]), &[400, 401, 403, 409, 412, 413, 415]),
         }));
@@ -223,7 +226,8 @@ pub(super) fn resource_paths(
             "description": format!("An array of objects, each with the id of a record and the members to change; all or nothing.{}", permission_note(resource.write)),
             "requestBody": json_body(bulk_update_schema(resource.fields), "application/json"),
             "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
-                "description": "The changed records.", "content": { "application/json": { "schema": { "type": "array", "items": record } } }
+                "description": "The changed records.", "content": { "application/json": { "schema": { "type": "array", "items": record,
+                    "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS } } }
             }))]), &[400, 401, 403, 404, 409, 413, 415]),
         }));
     }
@@ -246,10 +250,7 @@ pub(super) fn resource_paths(
         "description": "Answers exactly as GET would (status, ETag, Content-Type, Content-Length) with no body.",
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
             "description": "Found; no body.",
-            "headers": {
-                "ETag": etag_header["ETag"],
-                "Content-Length": { "description": "The length of the body GET would send.", "schema": { "type": "integer" } }
-            }
+            "headers": { "ETag": header("ETag"), "Content-Length": header("Content-Length") }
         }))]), &[400, 401, 403, 404]),
     }));
     let mut write_parameters = vec![if_match.clone()];

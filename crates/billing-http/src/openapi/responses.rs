@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::headers::header;
+
 /// Every error response, once: status, name under `components.responses`, description, and
 /// the header it carries, if any. Operations refer to them by `$ref`.
 pub(super) const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
@@ -30,10 +32,10 @@ pub(super) const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
         None,
     ),
     (
-        405,
-        "MethodNotAllowed",
-        "Method not allowed on this path (see Allow).",
-        Some("Allow"),
+        408,
+        "RequestTimeout",
+        "The body did not arrive within BILLING_BODY_TIMEOUT_SECONDS (30 s by default).",
+        None,
     ),
     (
         409,
@@ -67,6 +69,12 @@ pub(super) const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
         None,
     ),
     (
+        500,
+        "InternalServerError",
+        "An unexpected fault, logged with the problem's requestId (quote it when reporting); nothing was changed.",
+        None,
+    ),
+    (
         503,
         "ServiceUnavailable",
         "The database is busy or unreachable, or the password hashing queue is full (see Retry-After).",
@@ -78,15 +86,10 @@ pub(super) const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
 pub(super) fn error_response_components() -> Map<String, Value> {
     ERROR_RESPONSES
         .iter()
-        .map(|(_, name, description, header)| {
+        .map(|(_, name, description, carried)| {
             let mut response = json!({ "description": description, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } });
-            if let Some(header) = header {
-                let text = match *header {
-                    "WWW-Authenticate" => "Bearer challenge (RFC 6750).",
-                    "Allow" => "The methods this path answers.",
-                    _ => "Seconds to wait before trying again.",
-                };
-                response["headers"] = json!({ *header: { "description": text, "schema": { "type": "string" } } });
+            if let Some(carried) = carried {
+                response["headers"] = json!({ *carried: header(carried) });
             }
             ((*name).to_owned(), response)
         })

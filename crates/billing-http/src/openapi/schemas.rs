@@ -1,31 +1,29 @@
 //! Member schemas: a declared kind as JSON Schema, its example, objects, rows and inputs.
 
-use billing_domain::text::TEXT_PUNCTUATION;
 use serde_json::{Map, Value, json};
 
+use super::character_sets;
 use crate::machinery::resource::{Access, Field, FieldType};
 
-/// The free-text rule as a regular expression.
-pub(super) fn text_pattern() -> String {
-    let mut escaped = String::new();
-    for c in TEXT_PUNCTUATION.chars() {
-        if "\\^$.|?*+()[]{}-/".contains(c) {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    format!("^[\\p{{L}}\\p{{N}} \\t\\r\\n{escaped}]*$")
+/// A record's id: a positive 64-bit integer.
+pub(super) fn id_schema() -> Value {
+    json!({ "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX })
 }
+
+/// The longest date-time the service writes or reads: `2026-11-22T10:15:00.123456789Z`.
+pub(super) const DATE_TIME_MAX_CHARS: u32 = 30;
 
 pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Value {
     match field_type {
-        FieldType::Id => json!({ "type": "integer", "format": "int64", "minimum": 1 }),
+        FieldType::Id => id_schema(),
         FieldType::Integer { minimum, maximum } => {
             json!({ "type": "integer", "format": "int64", "minimum": minimum, "maximum": maximum })
         }
-        FieldType::Text { min, max } => {
-            json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": text_pattern() })
-        }
+        FieldType::Text { min, max } => character_sets::member_schema(
+            character_sets::component_of(field_type).unwrap_or_default(),
+            *min,
+            *max,
+        ),
         FieldType::Letters { min, max } => {
             json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": format!("^[a-zA-Z]{{{min},{max}}}$") })
         }
@@ -34,9 +32,12 @@ pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Val
         }
         FieldType::Pattern {
             pattern, min, max, ..
-        } => {
-            json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
-        }
+        } => match character_sets::component_of(field_type) {
+            Some(component) => character_sets::member_schema(component, *min, *max),
+            None => {
+                json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
+            }
+        },
         FieldType::Decimal {
             scale,
             minimum,
@@ -47,8 +48,10 @@ pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Val
                 .ok();
             json!({ "type": "number", "minimum": minimum, "maximum": maximum, "multipleOf": step })
         }
-        FieldType::Date => json!({ "type": "string", "format": "date" }),
-        FieldType::DateTime => json!({ "type": "string", "format": "date-time" }),
+        FieldType::Date => json!({ "type": "string", "format": "date", "maxLength": 10 }),
+        FieldType::DateTime => {
+            json!({ "type": "string", "format": "date-time", "maxLength": DATE_TIME_MAX_CHARS })
+        }
         FieldType::Boolean => json!({ "type": "boolean" }),
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
         FieldType::Codes(name, _) => json!({ "$ref": format!("#/components/schemas/{name}") }),
@@ -159,8 +162,8 @@ pub(super) fn bulk_update_schema(fields: &[Field]) -> Value {
     let most = crate::machinery::handlers::MAX_BULK_ELEMENTS;
     let mut item = object_schema(fields, true);
     item["required"] = json!(["id"]);
-    item["properties"]["id"] = json!({ "type": "integer", "format": "int64", "minimum": 1,
-        "description": "The record to change." });
+    item["properties"]["id"] = id_schema();
+    item["properties"]["id"]["description"] = json!("The record to change.");
     json!({ "type": "array", "minItems": 1, "maxItems": most, "items": item })
 }
 
@@ -256,7 +259,7 @@ pub(super) fn object_schema(fields: &[Field], input: bool) -> Value {
                 }),
             )
         };
-        if field.nullable && schema.get("$ref").is_some() {
+        if field.nullable && (schema.get("$ref").is_some() || schema.get("allOf").is_some()) {
             schema = json!({ "anyOf": [schema, { "type": "null" }] });
         } else if field.nullable
             && let Some(kind) = schema.get("type").cloned()
