@@ -28,6 +28,8 @@
 //!   resident memory before and after (`attacks`).
 //! - `cors [--debug]`: a page on another origin calls the API from headless Chromium
 //!   (Debian's, installed when missing); a page on an origin not allowed is refused (`cors`).
+//! - `contract [--debug]`: Spectral (spectral:oas + OWASP) over the served document, no
+//!   finding but the documented exceptions (`contract`).
 //!
 //! The last four run the release binary, or `target/debug/billing` with `--debug` (or
 //! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
@@ -35,6 +37,7 @@
 mod attacks;
 mod auth_matrix;
 mod bench_http;
+mod contract;
 mod cors;
 mod crash;
 mod deploy_check;
@@ -48,7 +51,8 @@ use std::process::{Command, ExitCode};
 const CI_FUZZ_EXAMPLES: u64 = 10;
 
 const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating|\
-                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]|cors [--debug]>";
+                     fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]|cors [--debug]|\
+                     contract [--debug]>";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
         ("crash", _) => crash::run(&rest),
         ("attacks", _) => attacks::run(&rest),
         ("cors", _) => cors::run(&rest),
+        ("contract", _) => contract::run(&rest),
         ("bench", None) => bench(),
         ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
         (_, Some(_)) => Err(format!("unexpected arguments {rest:?}\n{USAGE}")),
@@ -86,6 +91,7 @@ fn run_task(task: &str) -> Result<(), String> {
             crash::run(&debug)?;
             attacks::run(&debug)?;
             cors::run(&debug)?;
+            contract::run(&debug)?;
             fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
         }
         "lint" => lint(),

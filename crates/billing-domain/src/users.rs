@@ -185,7 +185,10 @@ mod tests {
     #[test]
     fn a_role_list_names_at_most_as_many_roles_as_there_are() {
         let every: Vec<String> = Role::CODES.iter().map(|code| (*code).to_owned()).collect();
-        assert_eq!(parse_roles("roles", &every).map(|r| r.len()), Ok(Role::ALL.len()));
+        assert_eq!(
+            parse_roles("roles", &every).map(|r| r.len()),
+            Ok(Role::ALL.len())
+        );
         let mut one_more = every.clone();
         one_more.push(every[0].clone());
         let errors = parse_roles("roles", &one_more).expect_err("too many");
