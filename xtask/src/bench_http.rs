@@ -1042,6 +1042,11 @@ impl Client {
         }
     }
 
+    /// Where the client sends its requests.
+    pub(crate) fn address(&self) -> SocketAddr {
+        self.address
+    }
+
     /// Sends a request (a body as `application/json`) and reads the response.
     pub(crate) fn send(
         &mut self,

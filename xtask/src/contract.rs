@@ -3,17 +3,28 @@
 //! severity but the deliberate exceptions in `xtask/contract/spectral.yaml`, each with its
 //! reason (docs/testing.md, "The contract").
 //!
-//! Spectral and the ruleset come from the npm registry at pinned versions, installed under
-//! `target/contract/` (Node.js and npm from Debian's packages when missing).
+//! Then every response is checked against the document by Prism's validating proxy, over a
+//! request set that reaches every operation with seeded data, sends each documented example
+//! body and provokes the documented errors (`contract_flow`), on SQLite and PostgreSQL.
+//!
+//! Spectral, the ruleset and Prism come from the npm registry at pinned versions, installed
+//! under `target/contract/` (Node.js and npm from Debian's packages when missing).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bench_http::workspace_root;
-use crate::hostile::Common;
+use std::net::SocketAddr;
+
+use crate::bench_http::{Server, ServerOptions, free_local_address};
+use crate::contract_flow::Flow;
+use crate::hostile::{Backend, Common};
 
 const SPECTRAL_CLI: &str = "6.16.3";
 const OWASP_RULESET: &str = "2.0.1";
+const PRISM_CLI: &str = "5.14.2";
+/// The sign-in example's password: the admin's, so that the example signs in.
+const EXAMPLE_ADMIN_PASSWORD: &str = "choose-a-long-password";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let common = Common::parse(args, crate::USAGE)?;
@@ -61,7 +72,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     })?;
     if findings.is_empty() && linted.status.success() {
         eprintln!("contract: Spectral finds nothing beyond the documented exceptions");
-        return Ok(());
+        return validate_responses(&binary, &dir, &document);
     }
     let lines: Vec<String> = findings
         .iter()
@@ -101,6 +112,7 @@ fn ensure_spectral(dir: &Path) -> Result<PathBuf, String> {
         "dependencies": {
             "@stoplight/spectral-cli": SPECTRAL_CLI,
             "@stoplight/spectral-owasp-ruleset": OWASP_RULESET,
+            "@stoplight/prism-cli": PRISM_CLI,
         }
     })
     .to_string();
@@ -119,6 +131,105 @@ fn ensure_spectral(dir: &Path) -> Result<PathBuf, String> {
         Ok(executable)
     } else {
         Err("npm install of Spectral failed".to_owned())
+    }
+}
+
+/// The request set through Prism's validating proxy, on each backend: no response may
+/// contradict the document, every example body must be accepted, every operation reached.
+fn validate_responses(binary: &Path, dir: &Path, document_path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(document_path).map_err(|e| e.to_string())?;
+    let document: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let mut failures = Vec::new();
+    let mut order = Vec::new();
+    for backend in Backend::available()? {
+        let database = backend.scratch_database("contract")?;
+        let log = crate::hostile::output_path(&format!(
+            "contract-{}.log",
+            backend.name().to_lowercase()
+        ))?;
+        std::fs::write(&log, "").map_err(|e| e.to_string())?;
+        let server = Server::start_with(ServerOptions {
+            binary: binary.to_path_buf(),
+            pin_to_core: None,
+            workers: 2,
+            database_url: database.as_ref().map(|d| d.url.clone()),
+            data_dir: None,
+            admin_password: EXAMPLE_ADMIN_PASSWORD.to_owned(),
+            env: Vec::new(),
+            log,
+        })?;
+        let prism = Prism::start(dir, server.address)?;
+        let report = Flow::run(prism.address, server.address, &document, &order)?;
+        if order.is_empty() {
+            order = report.creation_order.clone();
+        }
+        eprintln!(
+            "contract {}: {} requests through Prism, {} failures",
+            backend.name(),
+            report.requests,
+            report.failures.len()
+        );
+        failures.extend(
+            report
+                .failures
+                .into_iter()
+                .map(|failure| format!("{}: {failure}", backend.name())),
+        );
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "contract: {} failures:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        ))
+    }
+}
+
+/// Prism's validating proxy in front of `upstream`, stopped when dropped.
+struct Prism {
+    child: std::process::Child,
+    address: SocketAddr,
+}
+
+impl Prism {
+    fn start(dir: &Path, upstream: SocketAddr) -> Result<Self, String> {
+        let address = free_local_address()?;
+        let log = std::fs::File::create(dir.join("prism.log")).map_err(|e| e.to_string())?;
+        let child = Command::new(dir.join("node_modules/.bin/prism"))
+            .current_dir(dir)
+            .args([
+                "proxy",
+                "openapi.json",
+                &format!("http://{upstream}"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &address.port().to_string(),
+            ])
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("prism: {e}"))?;
+        let prism = Prism { child, address };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while std::net::TcpStream::connect(address).is_err() {
+            if std::time::Instant::now() > deadline {
+                return Err(
+                    "Prism did not start within 2 minutes (target/contract/prism.log)".into(),
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(250));
+        }
+        Ok(prism)
+    }
+}
+
+impl Drop for Prism {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -38,6 +38,7 @@ mod attacks;
 mod auth_matrix;
 mod bench_http;
 mod contract;
+mod contract_flow;
 mod cors;
 mod crash;
 mod deploy_check;

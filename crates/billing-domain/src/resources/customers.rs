@@ -83,7 +83,7 @@ macro_rules! customers {
             customer_reference: required Text<1, 100>,
             /// Id of the contract owner the customer is contracted with.
             contract_owner_id: required Id references(contract_owners, "contract owner"),
-            /// Id of one of that contract owner's sub-brands, or null.
+            /// Id of one of that contract owner's sub-brands, or null (e.g. `null`).
             contract_owner_sub_brand_id: optional Id,
             /// Id of the billing cycle the customer is billed on.
             billing_cycle_id: required Id references(billing_cycles, "billing cycle"),

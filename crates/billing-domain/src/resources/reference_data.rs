@@ -71,7 +71,8 @@ macro_rules! reference_data_sources {
             /// The locale, shown whole; a body gives its id (`{"id": 1}`), other members sent
             /// back as read are ignored.
             locale_id: required Id shown_as(locale, locales),
-            /// true: maintained only by the operator's feed; false: through this interface.
+            /// true: maintained only by the operator's feed; false: through this interface
+            /// (e.g. `false`).
             si_maintained: required Bool,
         }
         rules {}
@@ -163,7 +164,7 @@ macro_rules! currency_rates {
         currency_rates {
             /// Id of the currency converted from.
             from_currency_id: required Id references(currencies, "currency"),
-            /// Id of the currency converted to; not the same as fromCurrencyId.
+            /// Id of the currency converted to; not the same as fromCurrencyId (e.g. `2`).
             to_currency_id: required Id references(currencies, "currency"),
             /// Units of the "to" currency for one unit of the "from" currency: greater than 0,
             /// at most 1000000, exact, with at most 6 decimal places (e.g. `1.17`).

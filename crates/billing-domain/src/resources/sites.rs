@@ -174,11 +174,12 @@ macro_rules! site_invoice_details {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
         /// How a site is invoiced and pays.
         site_invoice_details {
-            /// Id of an INVOICE_SUMMARY invoice template. Set on creation of the site only.
+            /// Id of an INVOICE_SUMMARY invoice template (e.g. `2`). Set on creation of the site
+            /// only.
             invoice_summary_template_id: optional Id,
             /// Id of an INVOICE invoice template. Set on creation of the site only.
             invoice_template_id: required Id,
-            /// Ids of ELECTRONIC_SUMMARY invoice templates (at most 100, no repeats).
+            /// Ids of ELECTRONIC_SUMMARY invoice templates (at most 100, no repeats; e.g. `[3]`).
             electronic_summary_template_ids: defaulted IdList = [],
             /// Components of the summary template and their positions (at most 100).
             invoice_summary_template_components: defaulted TemplateComponents = [],

@@ -18,7 +18,7 @@ macro_rules! users {
             password: write_only Password,
             /// Inactive users cannot sign in; their tokens stop working.
             active: defaulted Bool = true,
-            /// Role codes (see /v1/user-roles); at least one.
+            /// Role codes (see /v1/user-roles); at least one (e.g. `["BILLING_MANAGER"]`).
             roles: required RoleCodes,
             /// When the user was created (UTC).
             created_date: created DateTime,

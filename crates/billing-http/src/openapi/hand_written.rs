@@ -141,17 +141,18 @@ pub(super) fn rating_lookups_path(paths: &mut Map<String, Value>) {
     let source = || {
         let mut schema = id_schema();
         schema["description"] = json!("The source to rate against; an unknown source is 400.");
+        schema["example"] = json!(1);
         schema
     };
     let date = |nullable: bool| json!({ "type": if nullable { json!(["string", "null"]) } else { json!("string") }, "format": "date", "maxLength": 10 });
-    let text = |max: usize, description: &str| json!({ "type": ["string", "null"], "maxLength": max, "description": description });
+    let text = |max: usize, description: &str, example: &str| json!({ "type": ["string", "null"], "maxLength": max, "description": description, "example": example });
     let request = json!({ "type": "object", "required": ["referenceDataSourceId", "items"], "additionalProperties": false, "properties": {
         "referenceDataSourceId": source(),
         "date": { "type": ["string", "null"], "format": "date", "maxLength": 10, "description": "The date the usage happened (yyyy-MM-dd); today (UTC) when left out." },
         "items": { "type": "array", "minItems": 1, "maxItems": MAX_ITEMS, "items": { "type": "object", "additionalProperties": false, "properties": {
-            "dialledNumber": text(MAX_NUMBER_CHARS, "Digits; a leading + and spaces are dropped. Anything else makes this item an error (the others are rated)."),
-            "callClass": text(MAX_TEXT_CHARS, "Checked against ignored call classes first, then used when no dialstring matches."),
-            "serviceId": text(MAX_TEXT_CHARS, "An ignored service id in force makes the item IGNORED."),
+            "dialledNumber": text(MAX_NUMBER_CHARS, "Digits; a leading + and spaces are dropped. Anything else makes this item an error (the others are rated).", "+44 113 496 0000"),
+            "callClass": text(MAX_TEXT_CHARS, "Checked against ignored call classes first, then used when no dialstring matches.", "NATIONAL"),
+            "serviceId": text(MAX_TEXT_CHARS, "An ignored service id in force makes the item IGNORED.", "01134960000"),
         } } }
     }});
     let mut result_members = Map::new();

@@ -7,9 +7,11 @@ use serde_json::{Map, Value, json};
 
 use super::headers::{HEADER_VALUE_MAX_CHARS, QUERY_VALUE_MAX_CHARS, header};
 use super::responses::{error_ref, json_body, with_errors};
-use super::schemas::{DATE_TIME_MAX_CHARS, bulk_update_schema, id_schema, object_schema, row_of};
+use super::schemas::{
+    DATE_TIME_MAX_CHARS, bulk_update_schema, example_of, id_schema, object_schema, row_of,
+};
 use super::{ResourceDoc, capitalize, operation_id, plural, with_article};
-use crate::machinery::resource::{Access, FieldType, FilterParam};
+use crate::machinery::resource::{Access, Field, FieldType, FilterParam};
 use billing_domain::query::MAX_PAGE_SIZE;
 
 pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
@@ -89,6 +91,46 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
     parameters
 }
 
+/// A member an example of a change can set to its own example: the first the input takes
+/// that is plain text (not a reference, an owned object or a list), with its example.
+fn changeable_member(fields: &[Field]) -> Option<(&'static str, Value)> {
+    fields
+        .iter()
+        .filter(|field| field.access == Access::ReadWrite && !field.owned)
+        .find_map(|field| match field.field_type {
+            FieldType::Text { .. } | FieldType::Letters { .. } => {
+                Some((field.name, example_of(field)?))
+            }
+            _ => None,
+        })
+}
+
+/// A patch's example: set a text member to its example (an empty patch, which changes nothing,
+/// where there is none).
+fn patch_example(fields: &[Field]) -> Value {
+    match changeable_member(fields) {
+        Some((name, value)) => {
+            json!([{ "op": "replace", "path": format!("/{name}"), "value": value }])
+        }
+        None => json!([]),
+    }
+}
+
+/// A bulk change's example: record 1 with a text member set to its example.
+fn bulk_update_example(fields: &[Field]) -> Value {
+    let mut change = json!({ "id": 1 });
+    if let Some((name, value)) = changeable_member(fields) {
+        change[name] = value;
+    }
+    json!([change])
+}
+
+/// A request body with `example` under its media type (what Swagger UI's "Try it out" sends).
+fn with_example(mut body: Value, media_type: &str, example: Value) -> Value {
+    body["content"][media_type]["example"] = example;
+    body
+}
+
 pub(super) fn id_parameter() -> Value {
     json!({ "name": "id", "in": "path", "required": true, "schema": id_schema() })
 }
@@ -158,7 +200,7 @@ pub(super) fn resource_paths(
     let create_name = format!("{name}CreateInput");
     for member in resource.embedded {
         let mut item = object_schema(member.fields, true);
-        item["properties"][member.parent_member] = json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": 0, "const": 0,
+        item["properties"][member.parent_member] = json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": 0, "const": 0, "example": 0,
             "description": format!("0: the {} being created.", resource.noun) });
         let property = json!({ "type": "array", "items": item,
             "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS, "writeOnly": true,
@@ -224,7 +266,11 @@ pub(super) fn resource_paths(
             "tags": tag, "summary": format!("Change several {}", plural(resource.noun)),
             "operationId": operation_id("update", &plural(resource.noun)),
             "description": format!("An array of objects, each with the id of a record and the members to change; all or nothing.{}", permission_note(resource.write)),
-            "requestBody": json_body(bulk_update_schema(resource.fields), "application/json"),
+            "requestBody": with_example(
+                json_body(bulk_update_schema(resource.fields), "application/json"),
+                "application/json",
+                bulk_update_example(resource.fields),
+            ),
             "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
                 "description": "The changed records.", "content": { "application/json": { "schema": { "type": "array", "items": record,
                     "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS } } }
@@ -273,7 +319,11 @@ pub(super) fn resource_paths(
             "operationId": operation_id("patch", resource.noun),
             "description": "Operations apply to the record's JSON form, all or nothing; the result is validated as a replace would be. Read-only fields cannot be changed; a failed test is 409.",
             "parameters": write_parameters,
-            "requestBody": json_body(json!({ "$ref": "#/components/schemas/JsonPatch" }), "application/json-patch+json"),
+            "requestBody": with_example(
+                json_body(json!({ "$ref": "#/components/schemas/JsonPatch" }), "application/json-patch+json"),
+                "application/json-patch+json",
+                patch_example(resource.fields),
+            ),
             "responses": with_errors(Map::from_iter([("200".to_owned(), one("Patched."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
     }

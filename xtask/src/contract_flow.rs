@@ -1,0 +1,715 @@
+//! The request set of `cargo xtask contract`, sent through Prism's validating proxy: every
+//! operation of the served document reached with seeded data, its documented example bodies
+//! (what Swagger UI's "Try it out" sends) accepted, and the documented errors provoked. Prism
+//! checks every response against the document and reports what contradicts it in
+//! `sl-violations`; a request that breaks the document on purpose only has request violations.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+
+use serde_json::{Value, json};
+
+use crate::bench_http::{Client, Response};
+
+/// The methods of an operation in a path item.
+const METHODS: [&str; 6] = ["get", "head", "post", "put", "patch", "delete"];
+/// The password of the READ_ONLY user the flow creates (12+ characters).
+const READER_PASSWORD: &str = "contract-reader-password-2026";
+
+/// What the flow found: requests sent, responses that contradict the document, example
+/// requests refused, operations never reached.
+#[derive(Default)]
+pub struct Report {
+    pub requests: usize,
+    pub failures: Vec<String>,
+    reached: BTreeSet<(String, String)>,
+    /// The collections in the order their create examples succeeded: on PostgreSQL a failed
+    /// insert still uses up an id, so a later run creates in this order, each at the first try,
+    /// and the ids the examples name (1) are the records'.
+    pub creation_order: Vec<String>,
+}
+
+/// One operation of the document: method, path template, its item.
+struct Operation {
+    method: String,
+    path: String,
+    spec: Value,
+}
+
+pub struct Flow<'a> {
+    client: Client,
+    /// The server itself, for what Prism cannot proxy: `HEAD` (it parses the empty body of a
+    /// JSON answer and fails) and the home page's redirect (which it follows).
+    direct: Client,
+    document: &'a Value,
+    token: String,
+    report: Report,
+    /// The kinds whose seeds are made.
+    seeded: BTreeSet<&'static str>,
+}
+
+impl<'a> Flow<'a> {
+    /// Runs the whole request set through the proxy at `proxy`; the admin's password is the
+    /// sign-in example's.
+    pub fn run(
+        proxy: SocketAddr,
+        server: SocketAddr,
+        document: &'a Value,
+        order: &[String],
+    ) -> Result<Report, String> {
+        let mut flow = Flow {
+            client: Client::new(proxy),
+            direct: Client::new(server),
+            document,
+            token: String::new(),
+            report: Report::default(),
+            seeded: BTreeSet::new(),
+        };
+        flow.authentication()?;
+        let created = flow.create_from_examples(order);
+        flow.report.creation_order = created.iter().map(|(c, _)| c.clone()).collect();
+        flow.read_and_change(&created);
+        flow.everything_else();
+        flow.errors(&created);
+        flow.delete(&created);
+        flow.check_every_operation_reached();
+        Ok(flow.report)
+    }
+
+    /// Sends a request; records response violations and which operation it reached.
+    fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<(&str, String)>,
+    ) -> Response {
+        let bearer = format!("Bearer {}", self.token);
+        let mut all: Vec<(&str, &str)> = Vec::new();
+        if !self.token.is_empty() && !headers.iter().any(|(name, _)| *name == "Authorization") {
+            all.push(("Authorization", &bearer));
+        }
+        all.extend_from_slice(headers);
+        if let Some((content_type, _)) = &body {
+            all.push(("Content-Type", content_type));
+        }
+        self.report.requests += 1;
+        let unproxied = method == "head" || path == "/";
+        let client = if unproxied {
+            &mut self.direct
+        } else {
+            &mut self.client
+        };
+        let response = match client.send_raw(
+            &method.to_uppercase(),
+            path,
+            &all,
+            body.as_ref().map(|(_, text)| text.as_str()),
+        ) {
+            Ok(response) => response,
+            Err(message) => {
+                self.report
+                    .failures
+                    .push(format!("{method} {path}: {message}"));
+                if unproxied {
+                    self.direct = Client::new(self.direct.address());
+                } else {
+                    self.client = Client::new(self.client.address());
+                }
+                return Response {
+                    status: 0,
+                    headers: Vec::new(),
+                    body: String::new(),
+                };
+            }
+        };
+        if let Some(template) = self.template_of(method, path) {
+            self.report
+                .reached
+                .insert((method.to_lowercase(), template));
+        }
+        if let Some(violations) = response.header("sl-violations") {
+            let violations: Vec<Value> = serde_json::from_str(violations).unwrap_or_default();
+            for violation in violations {
+                if violation["location"][0] == "response" {
+                    self.report.failures.push(format!(
+                        "{method} {path} answered {} against the document: {} ({})",
+                        response.status,
+                        violation["message"].as_str().unwrap_or(""),
+                        violation["location"]
+                    ));
+                }
+            }
+        }
+        response
+    }
+
+    /// A request the document says succeeds: anything but 2xx is a failure.
+    fn expect_success(&mut self, what: &str, response: &Response) -> bool {
+        let ok = (200..300).contains(&response.status);
+        if !ok {
+            self.report.failures.push(format!(
+                "{what} answered {}: {}",
+                response.status,
+                truncate(&response.body)
+            ));
+        }
+        ok
+    }
+
+    fn expect_status(&mut self, what: &str, response: &Response, expected: &[u16]) {
+        if !expected.contains(&response.status) {
+            self.report.failures.push(format!(
+                "{what} answered {} instead of {expected:?}: {}",
+                response.status,
+                truncate(&response.body)
+            ));
+        }
+    }
+
+    /// Sign-in with its example body (the admin's password is the example's), refresh with
+    /// the token it gave, sign-out with the refresh example.
+    fn authentication(&mut self) -> Result<(), String> {
+        let example = self.request_example("post", "/v1/authenticate")?;
+        let signed_in = self.send(
+            "post",
+            "/v1/authenticate",
+            &[],
+            Some(("application/json", example.to_string())),
+        );
+        if !self.expect_success("the sign-in example", &signed_in) {
+            return Err("cannot sign in with the sign-in example".to_owned());
+        }
+        let tokens: Value = serde_json::from_str(&signed_in.body).map_err(|e| e.to_string())?;
+        let refreshed = self.send(
+            "post",
+            "/v1/authenticate/refresh",
+            &[],
+            Some((
+                "application/json",
+                json!({ "refreshToken": tokens["refreshToken"] }).to_string(),
+            )),
+        );
+        self.expect_success("a refresh", &refreshed);
+        let tokens: Value = serde_json::from_str(&refreshed.body).unwrap_or(tokens);
+        self.token = tokens["token"].as_str().unwrap_or_default().to_owned();
+        let revoke = self.request_example("post", "/v1/authenticate/revoke")?;
+        let revoked = self.send(
+            "post",
+            "/v1/authenticate/revoke",
+            &[],
+            Some(("application/json", revoke.to_string())),
+        );
+        self.expect_success("the sign-out example", &revoked);
+        Ok(())
+    }
+
+    /// Creates one record of every resource from its create example, in as many rounds as
+    /// their references need (a record can name only records made before it). Returns the
+    /// created records' paths, in creation order.
+    fn create_from_examples(&mut self, order: &[String]) -> Vec<(String, String)> {
+        let mut waiting: Vec<String> = self
+            .operations()
+            .into_iter()
+            .filter(|op| op.method == "post" && self.is_resource(&op.path))
+            .map(|op| op.path)
+            .collect();
+        waiting.sort_by_key(|path| {
+            order
+                .iter()
+                .position(|known| known == path)
+                .unwrap_or(usize::MAX)
+        });
+        let mut created = Vec::new();
+        while !waiting.is_empty() {
+            let before = waiting.len();
+            let mut refused = Vec::new();
+            let mut refusals = Vec::new();
+            for collection in std::mem::take(&mut waiting) {
+                let Ok(example) = self.request_example("post", &collection) else {
+                    refusals.push(format!("{collection}: no create example"));
+                    refused.push(collection);
+                    continue;
+                };
+                let response = self.send(
+                    "post",
+                    &collection,
+                    &[],
+                    Some(("application/json", example.to_string())),
+                );
+                match response.header("location") {
+                    Some(location) if (200..300).contains(&response.status) => {
+                        let location = location.to_owned();
+                        // Changed at once, while nothing refers to it yet: a replace may
+                        // replace its children, which a later record could refer to.
+                        self.change(&collection, &location);
+                        created.push((collection.clone(), location));
+                        self.seed_what_examples_name(&created);
+                    }
+                    _ => {
+                        refusals.push(format!(
+                            "the create example of {collection} answered {}: {}",
+                            response.status,
+                            truncate(&response.body)
+                        ));
+                        refused.push(collection);
+                    }
+                }
+            }
+            if refused.len() == before {
+                // No progress this round: what is left is refused for good.
+                self.report.failures.append(&mut refusals);
+                break;
+            }
+            waiting = refused;
+        }
+        created
+    }
+
+    /// The records the examples name that no example creates, made from the examples once
+    /// their own kind exists: a second currency (2, for a currency rate's toCurrencyId) and
+    /// an INVOICE_SUMMARY (2) and an ELECTRONIC_SUMMARY (3) invoice template (for a site).
+    fn seed_what_examples_name(&mut self, created: &[(String, String)]) {
+        let made = |collection: &str| created.iter().filter(|(c, _)| c == collection).count();
+        let mut seeds = Vec::new();
+        if made("/v1/currencies") == 1
+            && self.seeded.insert("/v1/currencies")
+            && let Ok(mut currency) = self.request_example("post", "/v1/currencies")
+        {
+            let other = if currency["code"] == "EUR" {
+                "USD"
+            } else {
+                "EUR"
+            };
+            currency["code"] = json!(other);
+            seeds.push(("/v1/currencies", currency));
+        }
+        if made("/v1/invoice-templates") == 1
+            && self.seeded.insert("/v1/invoice-templates")
+            && let Ok(template) = self.request_example("post", "/v1/invoice-templates")
+        {
+            for kind in ["INVOICE_SUMMARY", "ELECTRONIC_SUMMARY"] {
+                let mut seed = single(template.clone());
+                seed["type"] = json!(kind);
+                seed["name"] = json!(format!("{kind} template"));
+                seeds.push(("/v1/invoice-templates", seed));
+            }
+        }
+        for (collection, body) in seeds {
+            let response = self.send(
+                "post",
+                collection,
+                &[],
+                Some(("application/json", body.to_string())),
+            );
+            self.expect_success(&format!("seeding {collection}"), &response);
+        }
+    }
+
+    /// Every read and change of the created records: list, count, get, check, replace (with
+    /// If-Match), patch and bulk change with their examples.
+    fn read_and_change(&mut self, created: &[(String, String)]) {
+        for (collection, record) in created {
+            let listed = self.send(
+                "get",
+                &format!("{collection}?page=1&pageSize=10"),
+                &[],
+                None,
+            );
+            self.expect_success(&format!("GET {collection}"), &listed);
+            let counted = self.send("head", collection, &[], None);
+            self.expect_success(&format!("HEAD {collection}"), &counted);
+            let got = self.send("get", record, &[], None);
+            self.expect_success(&format!("GET {record}"), &got);
+            let checked = self.send("head", record, &[], None);
+            self.expect_success(&format!("HEAD {record}"), &checked);
+        }
+        self.read_what_nobody_creates(created);
+    }
+
+    /// The replace, patch and bulk change examples on a record just created.
+    fn change(&mut self, collection: &str, record: &str) {
+        let template = format!("{collection}/{{id}}");
+        if self.has_operation("put", &template)
+            && let Ok(example) = self.request_example("put", &template)
+        {
+            let got = self.send("get", record, &[], None);
+            let etag = got.header("etag").unwrap_or("*").to_owned();
+            let replaced = self.send(
+                "put",
+                record,
+                &[("If-Match", &etag)],
+                Some(("application/json", example.to_string())),
+            );
+            self.expect_success(&format!("the replace example of {record}"), &replaced);
+        }
+        if self.has_operation("patch", &template)
+            && let Ok(example) = self.request_example("patch", &template)
+        {
+            let patched = self.send(
+                "patch",
+                record,
+                &[],
+                Some(("application/json-patch+json", example.to_string())),
+            );
+            self.expect_success(&format!("the patch example of {record}"), &patched);
+        }
+        if self.has_operation("patch", collection)
+            && let Ok(mut example) = self.request_example("patch", collection)
+        {
+            let id: u64 = record
+                .rsplit('/')
+                .next()
+                .and_then(|id| id.parse().ok())
+                .unwrap_or(1);
+            example[0]["id"] = json!(id);
+            let changed = self.send(
+                "patch",
+                collection,
+                &[],
+                Some(("application/json", example.to_string())),
+            );
+            self.expect_success(
+                &format!("the bulk change example of {collection}"),
+                &changed,
+            );
+        }
+    }
+
+    /// Lists no example creates (built-in roles, countries, the audit trail): a page, the
+    /// count, and the first row by id.
+    fn read_what_nobody_creates(&mut self, created: &[(String, String)]) {
+        let lists: Vec<String> = self
+            .operations()
+            .into_iter()
+            .filter(|op| op.method == "get" && self.has_operation("head", &op.path))
+            .filter(|op| op.path.starts_with("/v1/") && !op.path.contains('{'))
+            .filter(|op| !created.iter().any(|(collection, _)| *collection == op.path))
+            .map(|op| op.path)
+            .collect();
+        for collection in lists {
+            let listed = self.send("get", &format!("{collection}?page=1&pageSize=5"), &[], None);
+            self.expect_success(&format!("GET {collection}"), &listed);
+            let counted = self.send("head", &collection, &[], None);
+            self.expect_status(&format!("HEAD {collection}"), &counted, &[200, 404]);
+            if !self.is_resource(&collection) {
+                continue;
+            }
+            let rows: Vec<Value> = serde_json::from_str(&listed.body).unwrap_or_default();
+            let Some(id) = rows.first().and_then(|row| row["id"].as_u64()) else {
+                self.report
+                    .failures
+                    .push(format!("{collection} has no row to read"));
+                continue;
+            };
+            let record = format!("{collection}/{id}");
+            let got = self.send("get", &record, &[], None);
+            self.expect_success(&format!("GET {record}"), &got);
+            let checked = self.send("head", &record, &[], None);
+            self.expect_success(&format!("HEAD {record}"), &checked);
+        }
+    }
+
+    /// The operations that are not a declared resource's: rating, the summary, operations.
+    fn everything_else(&mut self) {
+        if let Ok(example) = self.request_example("post", "/v1/rating/lookups") {
+            let rated = self.send(
+                "post",
+                "/v1/rating/lookups",
+                &[],
+                Some(("application/json", example.to_string())),
+            );
+            self.expect_success("the rating lookup example", &rated);
+        }
+        let summary = "/v1/reference-data-summary/{referenceDataSummaryType}/{id}";
+        let kinds: Vec<String> = self.document["paths"][summary]["get"]["parameters"][0]["schema"]
+            ["enum"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|kind| kind.as_str().map(str::to_owned))
+            .collect();
+        for kind in kinds {
+            let path = format!("/v1/reference-data-summary/{kind}/1?page=1&pageSize=10");
+            let response = self.send("get", &path, &[], None);
+            self.expect_status(&path, &response, &[200, 404]);
+        }
+        for path in [
+            "/health/live",
+            "/health/ready",
+            "/metrics",
+            "/v1/openapi.json",
+            "/",
+        ] {
+            let response = self.send("get", path, &[], None);
+            self.expect_status(path, &response, &[200, 307]);
+        }
+    }
+
+    /// The documented errors: 400, 401, 403, 404, 409 (below, deleting), 412, 413, 415, 429.
+    fn errors(&mut self, created: &[(String, String)]) {
+        let reader = self.read_only_token();
+        for (collection, record) in created {
+            let unpaged = self.send("get", collection, &[], None);
+            self.expect_status(&format!("GET {collection} without page"), &unpaged, &[400]);
+            let anonymous = self.send(
+                "get",
+                &format!("{collection}?page=1&pageSize=1"),
+                &[("Authorization", "Bearer not-a-token")],
+                None,
+            );
+            self.expect_status(
+                &format!("GET {collection} with a bad token"),
+                &anonymous,
+                &[401],
+            );
+            let empty = self.send(
+                "post",
+                collection,
+                &[],
+                Some(("application/json", "{}".into())),
+            );
+            self.expect_status(&format!("POST {collection} {{}}"), &empty, &[400, 403]);
+            let wrong_type = self.send("post", collection, &[], Some(("text/plain", "x".into())));
+            self.expect_status(&format!("POST {collection} as text"), &wrong_type, &[415]);
+            let needs_permission =
+                self.document["paths"][collection.as_str()]["post"]["description"]
+                    .as_str()
+                    .is_some_and(|text| text.contains("Needs permission"));
+            if let Some(reader) = reader.as_deref().filter(|_| needs_permission)
+                && let Ok(example) = self.request_example("post", collection)
+            {
+                let bearer = format!("Bearer {reader}");
+                let forbidden = self.send(
+                    "post",
+                    collection,
+                    &[("Authorization", &bearer)],
+                    Some(("application/json", example.to_string())),
+                );
+                self.expect_status(
+                    &format!("POST {collection} as READ_ONLY"),
+                    &forbidden,
+                    &[403],
+                );
+            }
+            let missing = format!("{collection}/999999999");
+            let response = self.send("get", &missing, &[], None);
+            self.expect_status(&format!("GET {missing}"), &response, &[404]);
+            let template = format!("{collection}/{{id}}");
+            if self.has_operation("patch", &template) {
+                let stale = self.send(
+                    "patch",
+                    record,
+                    &[("If-Match", "\"999999\"")],
+                    Some(("application/json-patch+json", "[]".into())),
+                );
+                self.expect_status(&format!("PATCH {record} with a stale ETag"), &stale, &[412]);
+            }
+        }
+        let huge = format!("{{\"name\":\"{}\"}}", "x".repeat(17 * 1024 * 1024));
+        let response = self.send(
+            "post",
+            "/v1/charge-groups",
+            &[],
+            Some(("application/json", huge)),
+        );
+        self.expect_status("a 17 MiB body", &response, &[413]);
+        for _ in 0..6 {
+            let body = json!({ "username": "nobody-at-all", "password": "wrong-password" });
+            let response = self.send(
+                "post",
+                "/v1/authenticate",
+                &[],
+                Some(("application/json", body.to_string())),
+            );
+            if response.status == 429 {
+                return;
+            }
+        }
+        self.report
+            .failures
+            .push("six failed sign-ins for one username were not throttled (429)".to_owned());
+    }
+
+    /// A READ_ONLY user's token, made through the API.
+    fn read_only_token(&mut self) -> Option<String> {
+        let mut user = self.request_example("post", "/v1/users").ok()?;
+        user["username"] = json!("contract-reader");
+        user["password"] = json!(READER_PASSWORD);
+        user["roles"] = json!(["READ_ONLY"]);
+        if let Some(members) = user.as_object_mut() {
+            members.remove("contractOwnerIds");
+        }
+        let made = self.send(
+            "post",
+            "/v1/users",
+            &[],
+            Some(("application/json", user.to_string())),
+        );
+        if !self.expect_success("creating a READ_ONLY user", &made) {
+            return None;
+        }
+        let body = json!({ "username": "contract-reader", "password": READER_PASSWORD });
+        let signed = self.send(
+            "post",
+            "/v1/authenticate",
+            &[("Authorization", "")],
+            Some(("application/json", body.to_string())),
+        );
+        let tokens: Value = serde_json::from_str(&signed.body).ok()?;
+        tokens["token"].as_str().map(str::to_owned)
+    }
+
+    /// Deletes what was created: first in creation order (a record still referenced is 409,
+    /// naming who refers to it), then what is left, newest first.
+    fn delete(&mut self, created: &[(String, String)]) {
+        let mut left = Vec::new();
+        for (collection, record) in created {
+            if !self.has_operation("delete", &format!("{collection}/{{id}}")) {
+                continue;
+            }
+            let response = self.send("delete", record, &[], None);
+            self.expect_status(&format!("DELETE {record}"), &response, &[204, 409]);
+            if response.status == 409 {
+                left.push(record.clone());
+            }
+        }
+        for record in left.iter().rev() {
+            let response = self.send("delete", record, &[], None);
+            self.expect_status(&format!("DELETE {record} at last"), &response, &[204, 409]);
+        }
+    }
+
+    fn check_every_operation_reached(&mut self) {
+        for op in self.operations() {
+            if !self
+                .report
+                .reached
+                .contains(&(op.method.clone(), op.path.clone()))
+            {
+                self.report
+                    .failures
+                    .push(format!("{} {} was never reached", op.method, op.path));
+            }
+        }
+    }
+
+    fn operations(&self) -> Vec<Operation> {
+        let mut found = Vec::new();
+        for (path, item) in self.document["paths"].as_object().into_iter().flatten() {
+            for method in METHODS {
+                if let Some(spec) = item.get(method) {
+                    found.push(Operation {
+                        method: method.to_owned(),
+                        path: path.clone(),
+                        spec: spec.clone(),
+                    });
+                }
+            }
+        }
+        found
+    }
+
+    fn has_operation(&self, method: &str, path: &str) -> bool {
+        self.document["paths"][path].get(method).is_some()
+    }
+
+    /// A collection of a declared resource (`/v1/<name>`, with an item path).
+    fn is_resource(&self, path: &str) -> bool {
+        self.document["paths"]
+            .get(format!("{path}/{{id}}"))
+            .is_some()
+    }
+
+    /// The path template a concrete path matches (`/v1/sites/3` → `/v1/sites/{id}`).
+    fn template_of(&self, _method: &str, path: &str) -> Option<String> {
+        let path = path.split('?').next().unwrap_or(path);
+        let parts: Vec<&str> = path.split('/').collect();
+        self.document["paths"]
+            .as_object()?
+            .keys()
+            .find(|template| {
+                let pattern: Vec<&str> = template.split('/').collect();
+                pattern.len() == parts.len()
+                    && pattern.iter().zip(&parts).all(|(want, got)| {
+                        want == got || (want.starts_with('{') && !got.is_empty())
+                    })
+            })
+            .cloned()
+    }
+
+    /// The example body of an operation: its media type's `example`, else one made from its
+    /// schema as Swagger UI makes it (each member's example; objects member by member).
+    fn request_example(&self, method: &str, path: &str) -> Result<Value, String> {
+        let operation = self
+            .operations()
+            .into_iter()
+            .find(|op| op.method == method && op.path == path)
+            .ok_or_else(|| format!("no {method} {path} in the document"))?;
+        let content = &operation.spec["requestBody"]["content"];
+        let media = content
+            .as_object()
+            .and_then(|media| media.values().next())
+            .ok_or_else(|| format!("{method} {path} takes no body"))?;
+        if let Some(example) = media.get("example") {
+            return Ok(example.clone());
+        }
+        self.example_of(&media["schema"], 0)
+            .ok_or_else(|| format!("{method} {path}: no example can be made"))
+    }
+
+    fn example_of(&self, schema: &Value, depth: usize) -> Option<Value> {
+        if depth > 12 {
+            return None;
+        }
+        if let Some(example) = schema.get("example").or_else(|| schema.get("const")) {
+            return Some(example.clone());
+        }
+        if let Some(first) = schema["examples"].as_array().and_then(|all| all.first()) {
+            return Some(first.clone());
+        }
+        if let Some(reference) = schema["$ref"].as_str() {
+            let name = reference.trim_start_matches("#/components/schemas/");
+            return self.example_of(&self.document["components"]["schemas"][name], depth + 1);
+        }
+        for choice in ["oneOf", "anyOf", "allOf"] {
+            if let Some(first) = schema[choice]
+                .as_array()
+                .and_then(|all| all.iter().find(|s| s["type"] != "null"))
+            {
+                return self.example_of(first, depth + 1);
+            }
+        }
+        if let Some(default) = schema.get("default") {
+            return Some(default.clone());
+        }
+        if let Some(members) = schema["properties"].as_object() {
+            let mut object = serde_json::Map::new();
+            for (name, member) in members {
+                if member["readOnly"] == true {
+                    continue;
+                }
+                if let Some(value) = self.example_of(member, depth + 1) {
+                    object.insert(name.clone(), value);
+                }
+            }
+            return Some(Value::Object(object));
+        }
+        if schema["type"] == "array" {
+            return Some(json!([self.example_of(&schema["items"], depth + 1)?]));
+        }
+        None
+    }
+}
+
+/// A create example that may be a bulk one: its single form, for a replace.
+fn single(example: Value) -> Value {
+    match example {
+        Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
+    }
+}
+
+fn truncate(text: &str) -> String {
+    text.chars().take(300).collect()
+}
