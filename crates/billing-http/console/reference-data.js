@@ -128,7 +128,7 @@ export async function referenceDataPage(main, { kind: name }) {
       } catch (error) {
         throw explain412(error, kind);
       }
-      status('Saved.', 'ok');
+      status(operations.length ? 'Saved.' : 'Nothing changed.', 'ok');
       close();
       list.reload();
     }, { label: 'Save', extra: [

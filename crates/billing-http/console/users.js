@@ -41,7 +41,7 @@ function contractOwnerPicker(chosen = []) {
 
 export async function usersPage(main) {
   const allRoles = await roles();
-  const roleCodes = allRoles.map((role) => [role.code, role.name]);
+  const roleCodes = allRoles.map((role) => [role.code, `${role.name} (${role.code})`]);
   let query = {};
   const columns = [
     { title: 'Username', value: (user) => user.username },
