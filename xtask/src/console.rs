@@ -52,10 +52,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .env("CHROMIUM", crate::cors::CHROMIUM)
         .env_remove("CONSOLE_ASSETS_DIR")
         .status()
-        .map_err(|e| format!("node: {e} (the console's end-to-end test needs Node.js 20 and npm)"))?;
+        .map_err(|e| {
+            format!("node: {e} (the console's end-to-end test needs Node.js 20 and npm)")
+        })?;
     drop(server);
     if status.success() {
-        eprintln!("console: every step passed; screenshots in {}", screenshots.display());
+        eprintln!(
+            "console: every step passed; screenshots in {}",
+            screenshots.display()
+        );
         Ok(())
     } else {
         Err(format!(
@@ -79,7 +84,9 @@ fn install(source: &Path, work: &Path) -> Result<(), String> {
         // playwright-core never downloads a browser; this says so to any tool that might.
         .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
         .status()
-        .map_err(|e| format!("npm: {e} (the console's end-to-end test needs Node.js 20 and npm)"))?;
+        .map_err(|e| {
+            format!("npm: {e} (the console's end-to-end test needs Node.js 20 and npm)")
+        })?;
     if status.success() {
         Ok(())
     } else {

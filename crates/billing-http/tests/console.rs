@@ -77,14 +77,16 @@ async fn the_console_is_served_with_its_security_headers() {
     let (state, directory) = state("console-routes");
     let app = test::init_service(billing_http::application(state, MetricsOn::Api)).await;
 
-    let page = test::call_service(&app, test::TestRequest::get().uri("/console").to_request()).await;
+    let page =
+        test::call_service(&app, test::TestRequest::get().uri("/console").to_request()).await;
     assert_eq!(page.status(), StatusCode::OK);
     insta::assert_snapshot!("page_headers", stable_headers(page.headers()));
     let body = test::read_body(page).await;
     let html = std::str::from_utf8(&body).unwrap();
     assert!(html.contains(r#"<script type="module" src="/console/assets/app.js"></script>"#));
 
-    let slash = test::call_service(&app, test::TestRequest::get().uri("/console/").to_request()).await;
+    let slash =
+        test::call_service(&app, test::TestRequest::get().uri("/console/").to_request()).await;
     assert_eq!(slash.status(), StatusCode::OK);
 
     let mut assets = Vec::new();
@@ -150,21 +152,33 @@ async fn unknown_console_paths_and_the_session_without_a_token_are_problems_with
             "application/problem+json",
             "{uri}"
         );
-        assert_eq!(header(response.headers(), "x-frame-options"), "DENY", "{uri}");
+        assert_eq!(
+            header(response.headers(), "x-frame-options"),
+            "DENY",
+            "{uri}"
+        );
         let body: serde_json::Value = test::read_body_json(response).await;
         assert_eq!(body["status"], 404, "{uri}");
     }
 
-    let post = test::call_service(&app, test::TestRequest::post().uri("/console").to_request()).await;
+    let post =
+        test::call_service(&app, test::TestRequest::post().uri("/console").to_request()).await;
     assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(header(post.headers(), "allow"), "GET");
     assert_eq!(header(post.headers(), "x-content-type-options"), "nosniff");
 
-    let session =
-        test::call_service(&app, test::TestRequest::get().uri("/console/session").to_request())
-            .await;
+    let session = test::call_service(
+        &app,
+        test::TestRequest::get()
+            .uri("/console/session")
+            .to_request(),
+    )
+    .await;
     assert_eq!(session.status(), StatusCode::UNAUTHORIZED);
-    insta::assert_snapshot!("session_without_token_headers", stable_headers(session.headers()));
+    insta::assert_snapshot!(
+        "session_without_token_headers",
+        stable_headers(session.headers())
+    );
 
     let _ = std::fs::remove_dir_all(directory);
 }

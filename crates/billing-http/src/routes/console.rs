@@ -102,21 +102,15 @@ const PAGE: &str = include_str!("../../console/index.html");
 pub fn scope() -> impl actix_web::dev::HttpServiceFactory {
     let headers = SECURITY_HEADERS
         .iter()
-        .fold(DefaultHeaders::new(), |headers, header| headers.add(*header));
+        .fold(DefaultHeaders::new(), |headers, header| {
+            headers.add(*header)
+        });
     web::scope(CONSOLE_PATH)
         .wrap(headers)
         .service(crate::single("", "GET", web::get().to(page)))
         .service(crate::single("/", "GET", web::get().to(page)))
-        .service(crate::single(
-            "/session",
-            "GET",
-            web::get().to(session),
-        ))
-        .service(crate::single(
-            "/assets/{name}",
-            "GET",
-            web::get().to(asset),
-        ))
+        .service(crate::single("/session", "GET", web::get().to(session)))
+        .service(crate::single("/assets/{name}", "GET", web::get().to(asset)))
         .default_service(web::to(crate::unknown_route_handler))
 }
 
@@ -190,8 +184,8 @@ mod tests {
         for asset in ASSETS {
             let path = format!("./{}", asset.name);
             let served = format!("/console/assets/{}", asset.name);
-            let referenced = PAGE.contains(&served)
-                || ASSETS.iter().any(|other| other.body.contains(&path));
+            let referenced =
+                PAGE.contains(&served) || ASSETS.iter().any(|other| other.body.contains(&path));
             assert!(referenced, "{} is served but never loaded", asset.name);
         }
     }
@@ -203,7 +197,10 @@ mod tests {
         assert!(!PAGE.contains("style="));
         assert!(!PAGE.contains("<style"));
         let handler = regex::Regex::new(r"\son[a-z]+\s*=").unwrap();
-        assert!(!handler.is_match(PAGE), "no inline event handler attributes");
+        assert!(
+            !handler.is_match(PAGE),
+            "no inline event handler attributes"
+        );
         for asset in ASSETS {
             assert!(
                 !asset.body.contains("innerHTML"),
