@@ -45,8 +45,9 @@ fn state(name: &str) -> (web::Data<AppState>, std::path::PathBuf) {
         openapi: serde_json::Value::Null,
         metrics: billing_http::metrics::Metrics::default(),
         rating,
-        trusted_proxies: billing_http::machinery::proxies::TrustedProxies::parse("").unwrap(),
-        cors: billing_http::cors::CorsOrigins::parse("").unwrap(),
+        trusted_proxies: billing_http::machinery::proxies::TrustedProxies::parse("")
+            .expect("no proxies"),
+        cors: billing_http::cors::CorsOrigins::parse("").expect("no origins"),
     });
     (state, directory)
 }
