@@ -177,6 +177,25 @@ await check('reference data: browse with a filter; a change to an SI-maintained 
   await page.locator('.form-error', { hasText: 'siMaintained = true' }).waitFor();
   await page.locator('.form-error', { hasText: 'Change them in the feed' }).waitFor();
   await shot('reference-data');
+  await editor.getByRole('button', { name: 'Cancel' }).click();
+});
+
+await check('reference data: a dialstring of a source the API maintains is changed', async () => {
+  await page.getByLabel('Dialstring contains').fill('447');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('button', { name: 'Change 447' }).click();
+  const editor = page.getByRole('region', { name: 'Change a record' });
+  await editor.getByLabel('End date').fill('2027-06-30');
+  await editor.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('cell', { name: '2027-06-30', exact: true }).waitFor();
+  const rows = await must('GET', '/v1/dialstrings?page=1&pageSize=5&dialstring=447', data.admin);
+  expect(rows.length === 1 && rows[0].endDate === '2027-06-30', JSON.stringify(rows));
+  await page.getByRole('link', { name: 'Source charge groups' }).click();
+  await page.getByRole('search').getByLabel('Source id').fill(String(data.source.id));
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
+  await page.getByRole('cell', { name: 'MOB', exact: true }).waitFor();
+  expect(await page.getByRole('cell', { name: 'FMOB', exact: true }).count() === 0, 'the filter on the source is not applied');
 });
 
 await check('rate a number: the outcome and the summary row', async () => {
@@ -189,6 +208,10 @@ await check('rate a number: the outcome and the summary row', async () => {
   await page.getByRole('heading', { name: 'Summary row' }).waitFor();
   await page.locator('#rating-outcome dd', { hasText: 'UK Mobile' }).first().waitFor();
   await shot('rating');
+  await page.getByLabel('Dialled number').fill('');
+  await page.getByLabel('Or a call class').fill('MOBILE');
+  await page.getByRole('button', { name: 'Rate' }).click();
+  await page.getByRole('heading', { name: 'Outcome: CALL_CLASS' }).waitFor();
 });
 
 await check('the audit trail: filtered by resource, each event as a diff', async () => {

@@ -70,6 +70,7 @@ function adopt(pair) {
 function end(reason) {
   clearTimeout(refreshTimer);
   session = null;
+  names.clear();
   notify(reason);
 }
 
@@ -103,6 +104,7 @@ export async function signOut() {
   const presented = session ? session.refreshToken : null;
   clearTimeout(refreshTimer);
   session = null;
+  names.clear();
   try {
     if (presented) await postJson('/v1/authenticate/revoke', { refreshToken: presented });
   } finally {
@@ -188,4 +190,19 @@ export function patch(path, operations, etag, headers = {}) {
     contentType: 'application/json-patch+json',
     headers: all,
   });
+}
+
+/** Names of records already looked up (`/v1/contract-owners/3` → "Acme"), for this session. */
+const names = new Map();
+
+/**
+ * The name of one record (`show(record)`), read once per session; the id when the API does
+ * not let the user read it. Pages show a handful of distinct ids, so this is a few small reads.
+ */
+export function nameOf(path, id, show) {
+  const key = `${path}/${id}`;
+  if (!names.has(key)) {
+    names.set(key, api('GET', key).then((answer) => show(answer.body)).catch(() => `#${id}`));
+  }
+  return names.get(key);
 }

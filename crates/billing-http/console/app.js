@@ -1,8 +1,8 @@
 // The console's shell: sign-in, the section navigation and the router (the URL's fragment,
 // `#/users`, names the page; it never reaches the server and never holds a secret).
 
-import { signIn, signOut, onSessionChange, currentUser, can, Problem } from './api.js';
-import { h, replace, field, input, form, heading, status, explain } from './ui.js';
+import { signIn, signOut, onSessionChange, currentUser, can } from './api.js';
+import { h, replace, field, input, form, heading, status, explain, fadeStatus } from './ui.js';
 import { usersPage, rolesPage, apiKeysPage } from './users.js';
 import { customersPage, customerPage, sitesPage, sitePage, newSitePage, editSitePage } from './customers.js';
 import { referenceDataPage, ratingPage } from './reference-data.js';
@@ -75,6 +75,7 @@ function renderNav() {
 }
 
 async function render() {
+  fadeStatus();
   renderNav();
   if (!currentUser()) {
     signInPage();
@@ -148,6 +149,3 @@ signOutButton.addEventListener('click', async () => {
 
 window.addEventListener('hashchange', render);
 render();
-
-// Kept for pages that want to tell a problem from other errors.
-export { Problem };

@@ -2,10 +2,10 @@
 // whole, created and edited with the service's field errors beside the fields, ended with
 // the cascade to its inventory.
 
-import { api, page, patch, can } from './api.js';
+import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, form, heading, pagedTable, filters, like, link, status,
-  explain, when, facts, table, today, hashQuery, checkboxes,
+  explain, when, facts, table, today, hashQuery, checkboxes, named,
 } from './ui.js';
 import { siteForm, diffPatch, recordPicker } from './site-form.js';
 
@@ -16,8 +16,8 @@ export async function customersPage(main) {
   const list = pagedTable([
     { title: 'Name', value: (c) => link(`/customers/${c.id}`, c.customerName) },
     { title: 'Reference', value: (c) => c.customerReference },
-    { title: 'Contract owner', value: (c) => String(c.contractOwnerId) },
-    { title: 'Billing cycle', value: (c) => String(c.billingCycleId) },
+    { title: 'Contract owner', value: (c) => named('/v1/contract-owners', c.contractOwnerId, (r) => r.name) },
+    { title: 'Billing cycle', value: (c) => named('/v1/billing-cycles', c.billingCycleId, (r) => r.name) },
     { title: 'Start', value: (c) => c.startDate },
     { title: 'End', value: (c) => c.endDate || '' },
   ], (pageNumber, pageSize) => page('/v1/customers', { page: pageNumber, pageSize, sort: 'customerName', ...query }));
@@ -40,7 +40,9 @@ export async function customersPage(main) {
 async function newCustomer(list) {
   const name = input('customerName', { required: true });
   const reference = input('customerReference', { required: true });
-  const owner = recordPicker('contractOwnerId', 'Contract owner', '/v1/contract-owners', { searchOn: 'name', show: (r) => r.name });
+  // A user limited to contract owners may create customers for those only: offer just them.
+  const own = currentUser().contractOwnerIds;
+  const owner = recordPicker('contractOwnerId', 'Contract owner', '/v1/contract-owners', { searchOn: 'name', show: (r) => r.name, only: own.length ? own : null });
   const cycle = recordPicker('billingCycleId', 'Billing cycle', '/v1/billing-cycles', { searchOn: 'name', show: (r) => r.name });
   const start = input('startDate', { type: 'date', value: today(), required: true });
   const element = form([
@@ -78,9 +80,9 @@ export async function customerPage(main, { id }) {
   }
   replace(main, heading(`Customer ${customer.customerName}`),
     facts([
-      ['Reference', customer.customerReference], ['Contract owner', String(customer.contractOwnerId)],
+      ['Reference', customer.customerReference], ['Contract owner', named('/v1/contract-owners', customer.contractOwnerId, (r) => r.name)],
       ['Sub-brand', customer.contractOwnerSubBrandId ? String(customer.contractOwnerSubBrandId) : null],
-      ['Billing cycle', String(customer.billingCycleId)], ['Start', customer.startDate], ['End', customer.endDate],
+      ['Billing cycle', named('/v1/billing-cycles', customer.billingCycleId, (r) => r.name)], ['Start', customer.startDate], ['End', customer.endDate],
       ['Created', when(customer.createdDate)], ['Updated', when(customer.updatedDate)],
     ]),
     h('h2', {}, 'Sites'),
@@ -93,7 +95,7 @@ function siteColumns() {
   return [
     { title: 'Site', value: (s) => link(`/sites/${s.id}`, s.siteName) },
     { title: 'Reference', value: (s) => s.siteReference },
-    { title: 'Customer', value: (s) => link(`/customers/${s.customerId}`, String(s.customerId)) },
+    { title: 'Customer', value: (s) => named('/v1/customers', s.customerId, (r) => r.customerName, `/customers/${s.customerId}`) },
     { title: 'Town', value: (s) => (s.siteAddress ? s.siteAddress.town : '') },
     { title: 'Payment', value: (s) => (s.siteInvoiceDetails ? s.siteInvoiceDetails.paymentMethod : `to site ${s.siteIdReceivingInvoice}`) },
     { title: 'Start', value: (s) => s.startDate },
@@ -195,7 +197,7 @@ export async function sitePage(main, { id }) {
   replace(main, heading(`Site ${site.siteName}`),
     write ? h('p', { class: 'row-actions' }, link(`/sites/${id}/edit`, 'Change this site')) : null,
     facts([
-      ['Customer', link(`/customers/${site.customerId}`, `customer ${site.customerId}`)], ['Reference', site.siteReference],
+      ['Customer', named('/v1/customers', site.customerId, (r) => r.customerName, `/customers/${site.customerId}`)], ['Reference', site.siteReference],
       ['Matchmaker tag', site.matchmakerMatchingTag], ['Start', site.startDate], ['End', site.endDate || 'open'],
       ['Invoices sent to site', site.siteIdReceivingInvoice ? link(`/sites/${site.siteIdReceivingInvoice}`, `site ${site.siteIdReceivingInvoice}`) : null],
       ['Repayment plan', site.repaymentPlanAmount ? `${site.repaymentPlanAmount} over ${site.repaymentPlanRemainingPeriods} periods` : null],
@@ -204,8 +206,8 @@ export async function sitePage(main, { id }) {
     h('h2', {}, 'Address'), addressFacts(site.siteAddress),
     h('h2', {}, 'Invoice details'),
     details ? facts([
-      ['Invoice template', String(details.invoiceTemplateId)],
-      ['Summary template', details.invoiceSummaryTemplateId ? String(details.invoiceSummaryTemplateId) : null],
+      ['Invoice template', named('/v1/invoice-templates', details.invoiceTemplateId, (r) => r.name)],
+      ['Summary template', details.invoiceSummaryTemplateId ? named('/v1/invoice-templates', details.invoiceSummaryTemplateId, (r) => r.name) : null],
       ['Payment method', details.paymentMethod], ['Payment terms (days)', details.paymentTermsInDays ?? null],
       ['Preferred payment day', details.preferredPaymentDay ?? null],
       ['Mandate', details.mandateReference ? `${details.mandateReference}: ${details.mandateStatus || 'status unknown'}` : null],

@@ -3,7 +3,7 @@
 // member's path (`siteAddress.postcode`, `siteContacts[1].contactEmailAddress`) so that the
 // service's own field errors land beside the field they name.
 
-import { page } from './api.js';
+import { api, page } from './api.js';
 import { h, replace, field, input, select, like } from './ui.js';
 
 export const CONTACT_ROLES = ['ACCOUNTS', 'TECHNICAL', 'SALES', 'GENERAL'];
@@ -25,12 +25,15 @@ function number(control) {
 }
 
 /** A select of records of `path`, a page at a time, refined by a search box on `searchOn`. */
-export function recordPicker(name, label, path, { searchOn, show, value = null, params = {} }) {
+export function recordPicker(name, label, path, { searchOn, show, value = null, params = {}, only = null }) {
   const list = select(name, [], { blank: '(choose)' });
   const search = input(`${name}Search`, { type: 'search', placeholder: 'contains…' });
   async function load() {
     const chosen = list.value || (value === null ? '' : String(value));
-    const { rows } = await page(path, { page: 1, pageSize: 50, sort: searchOn, [searchOn]: like(search.value.trim()), ...params });
+    const { rows } = only
+      // The few records the user is limited to, each read by its id.
+      ? { rows: (await Promise.all(only.map((id) => api('GET', `${path}/${id}`).then((a) => a.body).catch(() => null)))).filter(Boolean) }
+      : await page(path, { page: 1, pageSize: 50, sort: searchOn, [searchOn]: like(search.value.trim()), ...params });
     const options = rows.map((row) => [String(row.id), `${show(row)} (${row.id})`]);
     if (chosen && !options.some(([id]) => id === chosen)) options.unshift([chosen, `#${chosen}`]);
     replace(list, h('option', { value: '' }, '(choose)'),
@@ -38,7 +41,7 @@ export function recordPicker(name, label, path, { searchOn, show, value = null, 
   }
   search.addEventListener('input', () => { load().catch(() => {}); });
   const ready = load().catch(() => {});
-  const element = h('div', { class: 'picker' }, field(`Find ${label.toLowerCase()}`, search), field(label, list));
+  const element = h('div', { class: 'picker grid' }, only ? null : field(`Find ${label.toLowerCase()}`, search), field(label, list));
   element.control = list;
   element.ready = ready;
   return element;

@@ -1,3 +1,5 @@
+import { nameOf } from './api.js';
+
 // Small DOM helpers: elements are built with text nodes only (never HTML from data), every
 // control gets a <label for>, and the service's field errors are shown beside their fields.
 
@@ -175,6 +177,16 @@ export function status(text, kind = 'info') {
   const bar = document.getElementById('status');
   bar.className = `status ${kind}`;
   bar.textContent = text;
+  bar.dataset.at = String(Date.now());
+}
+
+/** Clears the status bar unless it was written in the last moments (by the action that led here). */
+export function fadeStatus() {
+  const bar = document.getElementById('status');
+  if (Date.now() - Number(bar.dataset.at || 0) > 1500) {
+    bar.className = 'status';
+    bar.textContent = '';
+  }
 }
 
 /** A table of `rows` with `columns` `[{title, value: row => node|text}]`. */
@@ -277,4 +289,12 @@ export function hashQuery() {
   const hash = location.hash;
   const at = hash.indexOf('?');
   return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+}
+
+/** `#id` now, the record's name once read (`nameOf`); a link to `route` when given. */
+export function named(path, id, show, route = null) {
+  if (id === null || id === undefined) return '';
+  const text = document.createTextNode(`#${id}`);
+  nameOf(path, id, show).then((name) => { text.textContent = `${name} (${id})`; });
+  return route ? h('a', { href: `#${route}` }, text) : h('span', {}, text);
 }

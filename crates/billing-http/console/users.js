@@ -32,7 +32,7 @@ function contractOwnerPicker(chosen = []) {
   }
   search.addEventListener('input', () => { load().catch(() => {}); });
   load().catch(() => {});
-  const element = h('div', { class: 'picker' },
+  const element = h('div', { class: 'picker grid' },
     field('Find contract owners', search),
     field('Contract owners (none chosen: every contract owner; not for administrators)', list));
   element.values = () => [...list.selectedOptions].map((option) => Number(option.value));
