@@ -198,6 +198,20 @@ await check('reference data: a dialstring of a source the API maintains is chang
   expect(await page.getByRole('cell', { name: 'FMOB', exact: true }).count() === 0, 'the filter on the source is not applied');
 });
 
+await check('customer set-up: a billing cycle is created, the records customers name are listed', async () => {
+  await page.getByRole('link', { name: 'Customer set-up' }).click();
+  await page.getByRole('heading', { name: 'Contract owners', exact: true }).waitFor();
+  await page.getByRole('cell', { name: 'Acme Telecom', exact: true }).waitFor();
+  await page.getByRole('link', { name: 'Billing cycles' }).click();
+  const create = page.locator('section', { has: page.getByRole('heading', { name: 'New: billing cycles' }) });
+  await create.getByLabel('Name', { exact: true }).fill('Quarterly');
+  await create.getByRole('button', { name: 'Create' }).click();
+  await page.getByRole('cell', { name: 'Quarterly', exact: true }).waitFor();
+  const cycles = await must('GET', '/v1/billing-cycles?page=1&pageSize=10&name=Quarterly', data.admin);
+  expect(cycles.length === 1, JSON.stringify(cycles));
+  await shot('customer-setup');
+});
+
 await check('rate a number: the outcome and the summary row', async () => {
   await page.getByRole('link', { name: 'Rating tester' }).click();
   await page.getByLabel('Reference data source', { exact: true }).selectOption(String(data.source.id));

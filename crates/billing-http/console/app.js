@@ -5,7 +5,7 @@ import { signIn, signOut, onSessionChange, currentUser, can } from './api.js';
 import { h, replace, field, input, form, heading, status, explain, fadeStatus } from './ui.js';
 import { usersPage, rolesPage, apiKeysPage } from './users.js';
 import { customersPage, customerPage, sitesPage, sitePage, newSitePage, editSitePage } from './customers.js';
-import { referenceDataPage, ratingPage } from './reference-data.js';
+import { recordsPage, ratingPage } from './reference-data.js';
 import { auditPage } from './audit.js';
 
 const main = document.getElementById('main');
@@ -17,6 +17,7 @@ const signOutButton = document.getElementById('sign-out');
 const SECTIONS = [
   { route: '/customers', label: 'Customers', permission: 'CUSTOMERS_READ' },
   { route: '/sites', label: 'Sites', permission: 'CUSTOMERS_READ' },
+  { route: '/setup/contract-owners', label: 'Customer set-up', permission: 'CUSTOMERS_READ' },
   { route: '/reference-data/sources', label: 'Reference data', permission: 'REFERENCE_DATA_READ' },
   { route: '/rating', label: 'Rating tester', permission: 'REFERENCE_DATA_READ' },
   { route: '/users', label: 'Users', permission: 'USERS_MANAGE' },
@@ -33,7 +34,8 @@ const ROUTES = [
   ['/sites/new', newSitePage],
   ['/sites/:id', sitePage],
   ['/sites/:id/edit', editSitePage],
-  ['/reference-data/:kind', referenceDataPage],
+  ['/reference-data/:kind', (main, { kind }) => recordsPage(main, { group: 'reference-data', kind })],
+  ['/setup/:kind', (main, { kind }) => recordsPage(main, { group: 'setup', kind })],
   ['/rating', ratingPage],
   ['/users', usersPage],
   ['/roles', rolesPage],

@@ -1,6 +1,7 @@
-// Reference data: sources, source charge groups, charge groups, dialstrings and call classes,
-// each browsed with the API's filters a page at a time and edited where the user's roles and
-// the source's siMaintained allow; and the rating tester.
+// Record pages (records.js says which): reference data (sources, source charge groups, charge
+// groups, dialstrings, call classes, …) and the customer set-up records, each browsed with the
+// API's filters a page at a time and created, changed or deleted where the user's roles (and
+// for rating data the source's siMaintained) allow; and the rating tester.
 
 import { api, page, patch, can } from './api.js';
 import {
@@ -8,47 +9,11 @@ import {
   facts, today, link,
 } from './ui.js';
 import { diffPatch, recordPicker } from './site-form.js';
+import { GROUPS } from './records.js';
 
 const SI_MAINTAINED = 'Its reference data source is maintained by the operator\'s feed (siMaintained = true): '
   + 'the API refuses every change to its source charge groups, dialstrings, call classes and ignored call classes '
   + 'with 412 Precondition Failed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
-
-const dated = [['startDate', 'Start date', 'date', true], ['endDate', 'End date', 'date', false]];
-const datedFilters = [['endDate', 'In force after (date)', 'gtn']];
-
-/** What each kind shows, filters on and lets a user with `write` change. */
-const KINDS = {
-  sources: {
-    title: 'Reference data sources', path: '/v1/reference-data-sources', sort: 'name', write: 'REFERENCE_DATA_SOURCES_MANAGE',
-    columns: [['name', 'Name'], ['locale', 'Locale', (l) => (l ? `${l.country.code} / ${l.currency.code} (${l.id})` : '')], ['siMaintained', 'Maintained by feed (siMaintained)', (v) => (v ? 'yes' : 'no')]],
-    filters: [['name', 'Name contains', 'like'], ['siMaintained', 'Maintained by feed', 'bool']],
-    fields: [['name', 'Name', 'text', true], ['locale.id', 'Locale id', 'id', true], ['siMaintained', 'Maintained by the feed (siMaintained)', 'bool', true]],
-  },
-  'source-charge-groups': {
-    title: 'Source charge groups', path: '/v1/reference-data-source-charge-groups', sort: 'code', write: 'REFERENCE_DATA_WRITE', si: true,
-    columns: [['code', 'Code'], ['name', 'Name'], ['chargeGroupId', 'Charge group'], ['referenceDataSourceId', 'Source'], ['startDate', 'Start'], ['endDate', 'End']],
-    filters: [['name', 'Name contains', 'like'], ['code', 'Code contains', 'like'], ['referenceDataSourceId', 'Source id', 'id'], ['chargeGroupId', 'Charge group id', 'id'], ['siMaintained', 'Source maintained by feed', 'bool'], ...datedFilters],
-    fields: [['code', 'Code', 'text', true], ['name', 'Name', 'text', true], ['chargeGroupId', 'Charge group id', 'id', true], ['referenceDataSourceId', 'Source id', 'id', true], ...dated],
-  },
-  'charge-groups': {
-    title: 'Charge groups', path: '/v1/charge-groups', sort: 'name', write: 'REFERENCE_DATA_WRITE',
-    columns: [['name', 'Name'], ['chargeGroupCategoryId', 'Category'], ['startDate', 'Start'], ['endDate', 'End']],
-    filters: [['name', 'Name contains', 'like'], ['chargeGroupCategoryId', 'Category id', 'id'], ...datedFilters],
-    fields: [['name', 'Name', 'text', true], ['chargeGroupCategoryId', 'Category id', 'id', true], ...dated],
-  },
-  dialstrings: {
-    title: 'Dialstrings', path: '/v1/dialstrings', sort: 'dialstring', write: 'REFERENCE_DATA_WRITE', si: true,
-    columns: [['dialstring', 'Dialstring'], ['referenceDataSourceChargeGroupId', 'Source charge group'], ['startDate', 'Start'], ['endDate', 'End']],
-    filters: [['dialstring', 'Dialstring contains', 'like'], ['referenceDataSourceChargeGroupId', 'Source charge group id', 'id'], ...datedFilters],
-    fields: [['dialstring', 'Dialstring (2 to 15 digits)', 'text', true], ['referenceDataSourceChargeGroupId', 'Source charge group id', 'id', true], ...dated],
-  },
-  'call-classes': {
-    title: 'Call classes', path: '/v1/call-classes', sort: 'callClass', write: 'REFERENCE_DATA_WRITE', si: true,
-    columns: [['callClass', 'Call class'], ['referenceDataSourceChargeGroupId', 'Source charge group'], ['startDate', 'Start'], ['endDate', 'End']],
-    filters: [['callClass', 'Call class contains', 'like'], ['referenceDataSourceChargeGroupId', 'Source charge group id', 'id'], ...datedFilters],
-    fields: [['callClass', 'Call class', 'text', true], ['referenceDataSourceChargeGroupId', 'Source charge group id', 'id', true], ...dated],
-  },
-};
 
 function filterControl([name, , type]) {
   if (type === 'bool') return select(name, [['true', 'yes'], ['false', 'no']], { blank: 'either' });
@@ -70,10 +35,13 @@ function get(record, path) {
 
 /** The form of a kind's writable members; `.value()` gives the body (`locale.id` nests). */
 function recordFields(kind, record) {
-  const controls = kind.fields.map(([name, label, type, required]) => {
+  const controls = kind.fields.map((spec) => {
+    const [name, label, type, required] = spec;
     const current = record ? get(record, name) : (name === 'startDate' ? today() : null);
+    const options = spec[4];
     const control = type === 'bool'
       ? select(name, [['false', 'no'], ['true', 'yes']], { value: String(!!current) })
+      : type === 'enum' ? select(name, options, { value: current ?? options[0] })
       : input(name, { type: type === 'id' ? 'number' : type, value: current ?? '', required, min: type === 'id' ? 1 : null });
     return { name, type, control, label };
   });
@@ -102,13 +70,20 @@ function explain412(error, kind) {
   return Object.assign(new Error(`${error.message}. ${why}`), { status: 412, errors: error.errors, kind: kind.title });
 }
 
-export async function referenceDataPage(main, { kind: name }) {
-  const kind = KINDS[name];
-  if (!kind) throw Object.assign(new Error(`No reference data called ${name}.`), { status: 404 });
+/** The page of one kind of record of a group (`#/reference-data/dialstrings`, `#/setup/billing-cycles`). */
+export async function recordsPage(main, { group: groupName, kind: name }) {
+  const group = GROUPS[groupName];
+  const kind = group && group.kinds[name];
+  if (!kind) throw Object.assign(new Error(`The console has no page for ${groupName}/${name}.`), { status: 404 });
+  const KINDS = group.kinds;
   const writable = can(kind.write);
   let query = {};
   const columns = kind.columns.map(([member, title, show]) => ({ title, value: (row) => (show ? show(row[member]) : String(row[member] ?? '')) }));
-  if (writable) columns.push({ title: 'Change', value: (row) => h('button', { type: 'button', onclick: () => edit(row) }, `Change ${row[kind.columns[0][0]]}`) });
+  const rowName = (row) => {
+    const first = row[kind.columns[0][0]];
+    return first !== null && typeof first === 'object' ? `${first.code || first.name || ''} (${row.id})` : first;
+  };
+  if (writable) columns.push({ title: 'Change', value: (row) => h('button', { type: 'button', onclick: () => edit(row) }, `Change ${rowName(row)}`) });
   const list = pagedTable(columns, (pageNumber, pageSize) => page(kind.path, { page: pageNumber, pageSize, sort: kind.sort, ...query }));
   const search = filters(kind.filters.map((spec) => [spec[1], filterControl(spec)]), async (values) => {
     query = Object.fromEntries(kind.filters.map(([param, , type]) => [param, filterValue(type, values[param])]));
@@ -165,9 +140,9 @@ export async function referenceDataPage(main, { kind: name }) {
     }, { label: 'Create' });
     creator = h('section', { class: 'panel' }, h('h2', {}, `New: ${kind.title.toLowerCase()}`), createForm);
   }
-  replace(main, heading('Reference data'),
-    h('nav', { 'aria-label': 'Kinds of reference data', class: 'tabs' }, h('ul', {}, Object.entries(KINDS).map(([key, other]) =>
-      h('li', {}, h('a', { href: `#/reference-data/${key}`, 'aria-current': key === name ? 'page' : null }, other.title))))),
+  replace(main, heading(group.title),
+    h('nav', { 'aria-label': `Kinds of ${group.title.toLowerCase()}`, class: 'tabs' }, h('ul', {}, Object.entries(KINDS).map(([key, other]) =>
+      h('li', {}, h('a', { href: `#/${groupName}/${key}`, 'aria-current': key === name ? 'page' : null }, other.title))))),
     h('h2', {}, kind.title),
     kind.si ? h('p', { class: 'hint' }, 'Records of a source maintained by the operator\'s feed (siMaintained = true) cannot be changed here: the API answers 412.') : null,
     writable ? null : h('p', { class: 'hint' }, 'Your roles let you read these records, not change them.'),

@@ -99,6 +99,7 @@ async fn the_console_is_served_with_its_security_headers() {
         "customers.js",
         "site-form.js",
         "reference-data.js",
+        "records.js",
         "audit.js",
         "console.css",
     ] {

@@ -90,6 +90,11 @@ const ASSETS: &[Asset] = &[
         body: include_str!("../../console/reference-data.js"),
     },
     Asset {
+        name: "records.js",
+        content_type: JS,
+        body: include_str!("../../console/records.js"),
+    },
+    Asset {
         name: "audit.js",
         content_type: JS,
         body: include_str!("../../console/audit.js"),
