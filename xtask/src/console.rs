@@ -70,8 +70,30 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// Node.js 20 or later (playwright-core's own requirement), said plainly when missing.
+fn check_node() -> Result<(), String> {
+    let version = hostile::output_of("node", &["--version"]).map_err(|e| {
+        format!("{e}\nthe console's end-to-end test needs Node.js 20 or later, with npm")
+    })?;
+    let major = version
+        .trim()
+        .trim_start_matches('v')
+        .split('.')
+        .next()
+        .and_then(|major| major.parse::<u32>().ok())
+        .unwrap_or(0);
+    if major < 20 {
+        return Err(format!(
+            "the console's end-to-end test needs Node.js 20 or later (playwright-core), found {}",
+            version.trim()
+        ));
+    }
+    Ok(())
+}
+
 /// Copies the scripts and the package files into `work` and installs playwright-core there.
 fn install(source: &Path, work: &Path) -> Result<(), String> {
+    check_node()?;
     std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
     for file in FILES {
         std::fs::copy(source.join(file), work.join(file))

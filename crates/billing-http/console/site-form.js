@@ -115,8 +115,13 @@ function customFieldFields(index, assigned, definitions, onremove) {
 function repeated(title, items, make, addLabel) {
   const values = [...items];
   const holder = h('div', {});
-  const element = h('section', { class: 'repeated', 'aria-label': title }, h('h3', {}, title), holder,
-    h('button', { type: 'button', onclick: () => { values.splice(0, values.length, ...current()); values.push(null); draw(); } }, addLabel));
+  const add = h('button', { type: 'button', onclick: () => {
+    values.splice(0, values.length, ...current());
+    values.push(null);
+    draw();
+    parts[parts.length - 1].querySelector('input, select').focus();
+  } }, addLabel);
+  const element = h('section', { class: 'repeated', 'aria-label': title }, h('h3', {}, title), holder, add);
   let parts = [];
   function current() { return parts.map((part) => part.value()); }
   function draw() {
@@ -124,6 +129,7 @@ function repeated(title, items, make, addLabel) {
       values.splice(0, values.length, ...current());
       values.splice(index, 1);
       draw();
+      add.focus();
     }));
     replace(holder, parts);
   }

@@ -127,6 +127,17 @@ function candidates(field) {
   return names;
 }
 
+/** The error slot of the nearest field or fieldset around `target` that has one of its own. */
+function errorSlot(target) {
+  for (let node = target; node && node.tagName !== 'FORM'; node = node.parentElement) {
+    if (node.matches('.field, fieldset')) {
+      const slot = node.querySelector(':scope > .error');
+      if (slot) return slot;
+    }
+  }
+  return null;
+}
+
 /**
  * Shows a Problem in `element`: each of its `errors` beside the control whose `data-field` is
  * the error's `field`; the rest, and the detail, in the form's error box. Focuses the first.
@@ -144,8 +155,12 @@ export function showProblem(element, error) {
       continue;
     }
     target.setAttribute('aria-invalid', 'true');
-    const slot = target.closest('.field, fieldset')?.querySelector('.error');
-    if (slot) slot.textContent = slot.textContent ? `${slot.textContent}; ${message}` : message;
+    const slot = errorSlot(target);
+    if (!slot) {
+      loose.push(`${name}: ${message}`);
+      continue;
+    }
+    slot.textContent = slot.textContent ? `${slot.textContent}; ${message}` : message;
     first = first || target;
   }
   if (box) {
