@@ -4,7 +4,7 @@
 
 import { api, page, patch, can, currentUser } from './api.js';
 import {
-  h, replace, field, input, select, form, heading, pagedTable, filters, like, link, status,
+  h, replace, field, input, form, heading, pagedTable, filters, like, link, status,
   explain, when, facts, table, today, hashQuery, checkboxes, named,
 } from './ui.js';
 import { siteForm, diffPatch, recordPicker } from './site-form.js';
@@ -256,4 +256,3 @@ function endSite(main, id, answer) {
   return h('section', { class: 'panel' }, h('h2', {}, 'End the site'), element);
 }
 
-export { select };

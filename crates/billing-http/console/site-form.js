@@ -4,7 +4,7 @@
 // service's own field errors land beside the field they name.
 
 import { api, page } from './api.js';
-import { h, replace, field, input, select, like } from './ui.js';
+import { h, replace, field, input, select, like, today, debounce } from './ui.js';
 
 export const CONTACT_ROLES = ['ACCOUNTS', 'TECHNICAL', 'SALES', 'GENERAL'];
 export const RECEIVE_BY = ['EMAIL', 'POST', 'EMAIL_AND_POST'];
@@ -39,7 +39,7 @@ export function recordPicker(name, label, path, { searchOn, show, value = null, 
     replace(list, h('option', { value: '' }, '(choose)'),
       options.map(([id, text]) => h('option', { value: id, selected: id === chosen }, text)));
   }
-  search.addEventListener('input', () => { load().catch(() => {}); });
+  search.addEventListener('input', debounce(() => { load().catch(() => {}); }));
   const ready = load().catch(() => {});
   const element = h('div', { class: 'picker grid' }, only ? null : field(`Find ${label.toLowerCase()}`, search), field(label, list));
   element.control = list;
@@ -149,7 +149,7 @@ export async function siteForm(site, { customerId = null } = {}) {
   const name = input('siteName', { value: s.siteName, required: true });
   const reference = input('siteReference', { value: s.siteReference, required: true });
   const tag = input('matchmakerMatchingTag', { value: s.matchmakerMatchingTag });
-  const start = input('startDate', { type: 'date', value: s.startDate, required: true });
+  const start = input('startDate', { type: 'date', value: s.startDate || today(), required: true });
   const address = addressFields('siteAddress', s.siteAddress);
   const details = s.siteInvoiceDetails || {};
   const hasDetails = !site || !!s.siteInvoiceDetails;

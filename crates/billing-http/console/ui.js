@@ -172,6 +172,8 @@ export function showProblem(element, error) {
       box.replaceChildren(h('p', {}, 'Please correct the fields marked below.'));
     }
   }
+  // The first field in error in the order of the form, whatever the order of the errors.
+  first = element.querySelector('[aria-invalid="true"]') || first;
   (first || box)?.focus?.();
 }
 
@@ -312,4 +314,13 @@ export function named(path, id, show, route = null) {
   const text = document.createTextNode(`#${id}`);
   nameOf(path, id, show).then((name) => { text.textContent = `${name} (${id})`; });
   return route ? h('a', { href: `#${route}` }, text) : h('span', {}, text);
+}
+
+/** `fn` called once typing has paused for `ms` (search boxes that ask the server). */
+export function debounce(fn, ms = 250) {
+  let timer = null;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
 }

@@ -1,9 +1,9 @@
 // Users, roles and API keys (USERS_MANAGE for users; every role manages its own API keys).
 
-import { api, page, patch, can, currentUser, withQuery } from './api.js';
+import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, checkboxes, form, heading, pagedTable, filters, like,
-  status, explain, when, copy, table,
+  status, explain, when, copy, table, debounce,
 } from './ui.js';
 
 const PASSWORD_RULES = 'At least 12 and at most 128 characters, any characters (not only spaces). '
@@ -30,7 +30,7 @@ function contractOwnerPicker(chosen = []) {
     const extra = [...selected].filter((id) => !shown.has(id)).map((id) => ({ id, name: `contract owner ${id}` }));
     replace(list, [...extra, ...rows].map((row) => h('option', { value: row.id, selected: selected.has(String(row.id)) }, `${row.name} (${row.id})`)));
   }
-  search.addEventListener('input', () => { load().catch(() => {}); });
+  search.addEventListener('input', debounce(() => { load().catch(() => {}); }));
   load().catch(() => {});
   const element = h('div', { class: 'picker grid' },
     field('Find contract owners', search),
@@ -193,4 +193,3 @@ export async function apiKeysPage(main) {
     me.apiKey ? null : h('section', { class: 'panel' }, h('h2', {}, 'New API key'), createForm));
 }
 
-export { withQuery };
