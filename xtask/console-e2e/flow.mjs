@@ -122,17 +122,21 @@ await check('move the invoice contact from Ann to Ben', async () => {
   expect(!ann.contactNameToAppearOnInvoice && ben.contactNameToAppearOnInvoice && ben.receiveInvoiceBy === 'POST', JSON.stringify(site.siteContacts));
 });
 
-await check('edit the site: a change and a field error from a patch', async () => {
+await check('edit the site: a field error from a patch; the town and the payment method (a mandate, its status shown) changed', async () => {
   await page.getByRole('link', { name: 'Change this site' }).click();
   await page.getByRole('heading', { name: 'Change site Head office' }).waitFor();
   await page.getByLabel('Town').fill('');
   await page.getByRole('button', { name: 'Save site' }).click();
   await errorBeside('siteAddress.town').filter({ hasText: /./ }).waitFor();
   await page.getByLabel('Town').fill('Bradford');
+  await page.getByLabel('Payment method').selectOption('PROVIDER_D');
+  await page.getByLabel('Mandate reference').fill('MD-7');
   await page.getByRole('button', { name: 'Save site' }).click();
   await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
+  await page.locator('.facts dd', { hasText: 'MD-7: ACTIVE' }).waitFor();
   const site = await must('GET', `/v1/sites/${siteId}`, data.admin);
-  expect(site.siteAddress.town === 'Bradford' && site.siteContacts[1].contactNameToAppearOnInvoice, JSON.stringify(site));
+  expect(site.siteAddress.town === 'Bradford' && site.siteContacts[1].contactNameToAppearOnInvoice
+    && site.siteInvoiceDetails.mandateStatus === 'ACTIVE', JSON.stringify(site));
 });
 
 await check('add inventory, then end the site with its inventory (cascade)', async () => {
