@@ -14,13 +14,15 @@ pub const PASSWORD_MAX_CHARS: usize = 128;
 pub const PASSWORD_PATTERN: &str =
     "[^\\t-\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]";
 
+/// True when `c` may appear in a username: a letter or digit of any script or `. - _ @`.
+pub fn is_username_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '@')
+}
+
 /// 1..100 characters: letters, digits and `. - _ @`.
 pub fn check_username(field: &str, value: &str) -> Result<(), ValidationErrors> {
     check_length(field, value, 1, 100)?;
-    if !value
-        .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '@'))
-    {
+    if !value.chars().all(is_username_char) {
         return Err(ValidationErrors::single(
             field,
             "may contain only letters, digits and . - _ @",
@@ -70,6 +72,16 @@ pub fn parse_roles(field: &str, codes: &[String]) -> Result<Vec<Role>, Validatio
         return Err(ValidationErrors::single(
             field,
             "must name at least one role",
+        ));
+    }
+    if codes.len() > Role::ALL.len() {
+        return Err(ValidationErrors::single(
+            field,
+            format!(
+                "names {} roles; there are {} (each at most once)",
+                codes.len(),
+                Role::ALL.len()
+            ),
         ));
     }
     let mut roles = Vec::with_capacity(codes.len());
@@ -169,6 +181,21 @@ impl crate::kinds::Kind for RoleCodes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_role_list_names_at_most_as_many_roles_as_there_are() {
+        let every: Vec<String> = Role::CODES.iter().map(|code| (*code).to_owned()).collect();
+        assert_eq!(
+            parse_roles("roles", &every).map(|r| r.len()),
+            Ok(Role::ALL.len())
+        );
+        let mut one_more = every.clone();
+        one_more.push(every[0].clone());
+        let errors = parse_roles("roles", &one_more).expect_err("too many");
+        insta::assert_snapshot!(errors.messages(), @"names 6 roles; there are 5 (each at most once)");
+        let repeated = vec!["READ_ONLY".to_owned(), "READ_ONLY".to_owned()];
+        assert_eq!(parse_roles("roles", &repeated).map(|r| r.len()), Ok(1));
+    }
 
     #[test]
     fn an_administrator_is_never_limited_to_contract_owners() {

@@ -229,6 +229,24 @@ impl std::fmt::Display for ApiError {
     }
 }
 
+/// The most characters of `detail` (and `message`) a problem carries; a longer one is cut
+/// with `…` (docs/api.md "Errors").
+pub const PROBLEM_DETAIL_MAX_CHARS: usize = 4000;
+/// The most entries of `errors` a problem lists: the first ones, in order.
+pub const PROBLEM_ERRORS_MAX: usize = 1000;
+/// The most characters of an entry's `field` or `message`.
+pub const PROBLEM_ERROR_TEXT_MAX_CHARS: usize = 1000;
+
+/// `text` cut to at most `max` characters, the last one `…` when it was cut.
+fn at_most(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max.saturating_sub(1)) {
+        Some((end, _)) if text[end..].chars().nth(1).is_some() => {
+            format!("{}…", &text[..end]).into()
+        }
+        _ => text.into(),
+    }
+}
+
 /// The problem+json body (RFC 9457 members, then `requestId`, then `error` and `message` for
 /// clients of the original platform, then `errors` on validation failures), in this order.
 #[derive(serde::Serialize)]
@@ -250,8 +268,8 @@ struct ProblemBody<'a> {
 /// One member of `errors`.
 #[derive(serde::Serialize)]
 struct FieldErrorBody<'a> {
-    field: &'a str,
-    message: &'a str,
+    field: std::borrow::Cow<'a, str>,
+    message: std::borrow::Cow<'a, str>,
 }
 
 impl ResponseError for ApiError {
@@ -265,22 +283,24 @@ impl ResponseError for ApiError {
             tracing::error!(request_id = %context.request_id, status = self.0.status.as_u16(), %cause, "request failed");
         }
         let title = self.0.status.canonical_reason().unwrap_or("Error");
+        let detail = at_most(&self.0.detail, PROBLEM_DETAIL_MAX_CHARS);
         let body = ProblemBody {
             kind: "about:blank",
             title,
             status: self.0.status.as_u16(),
-            detail: &self.0.detail,
+            detail: &detail,
             instance: &context.path,
             request_id: &context.request_id,
             error: title,
-            message: &self.0.detail,
+            message: &detail,
             errors: self
                 .0
                 .errors
                 .iter()
+                .take(PROBLEM_ERRORS_MAX)
                 .map(|error| FieldErrorBody {
-                    field: &error.field,
-                    message: &error.message,
+                    field: at_most(&error.field, PROBLEM_ERROR_TEXT_MAX_CHARS),
+                    message: at_most(&error.message, PROBLEM_ERROR_TEXT_MAX_CHARS),
                 })
                 .collect(),
         };
@@ -467,6 +487,35 @@ mod tests {
             headers,
             serde_json::from_slice(&bytes).unwrap_or_default(),
         )
+    }
+
+    /// A problem is bounded whatever the request made of it: at most 1,000 entries, a
+    /// detail of at most 4,000 characters and entries of at most 1,000 (docs/api.md "Errors").
+    #[test]
+    fn problems_are_bounded() {
+        let mut errors = ValidationErrors::default();
+        for index in 0..1500 {
+            errors.push(format!("[{index}].name"), "must be 1 to 50 characters long");
+        }
+        errors.push("x".repeat(5000), "y".repeat(5000));
+        let (status, _, body) = body_of(ApiError::validation(errors));
+        assert_eq!(status, 400);
+        let listed = body["errors"].as_array().expect("errors");
+        assert_eq!(listed.len(), PROBLEM_ERRORS_MAX);
+        assert_eq!(listed[999]["field"], "[999].name");
+        let detail = body["detail"].as_str().expect("detail");
+        assert_eq!(detail.chars().count(), PROBLEM_DETAIL_MAX_CHARS);
+        assert!(detail.ends_with('…'));
+        assert_eq!(body["message"], body["detail"]);
+
+        let mut long = ValidationErrors::default();
+        long.push("é".repeat(1001), "short");
+        let (_, _, body) = body_of(ApiError::validation(long));
+        let field = body["errors"][0]["field"].as_str().expect("field");
+        assert_eq!(field.chars().count(), PROBLEM_ERROR_TEXT_MAX_CHARS);
+        assert!(field.ends_with("é…"));
+        assert_eq!(super::at_most("abc", 3), "abc");
+        assert_eq!(super::at_most("abcd", 3), "ab…");
     }
 
     #[test]

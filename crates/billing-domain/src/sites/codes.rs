@@ -71,6 +71,18 @@ fn message(result: Result<(), ValidationErrors>) -> Result<(), String> {
     result.map_err(ValidationErrors::messages)
 }
 
+/// True when `c` may appear in a postcode: a letter or digit of any script, whitespace or
+/// `@ . - + _`.
+pub fn is_postcode_char(c: char) -> bool {
+    c.is_alphanumeric() || c.is_whitespace() || "@.-+_".contains(c)
+}
+
+/// True when `c` may appear in a telephone number: a letter or digit of any script,
+/// whitespace or `( ) @ & . , - _ £ |`.
+pub fn is_telephone_char(c: char) -> bool {
+    c.is_alphanumeric() || c.is_whitespace() || "()@&.,-_£|".contains(c)
+}
+
 /// A postcode (2.6): 0..20 characters of letters, digits, whitespace and `@ . - + _`.
 pub struct Postcode;
 
@@ -79,10 +91,7 @@ impl Kind for Postcode {
 
     fn check(value: &String) -> Result<(), String> {
         message(check_length("", value, 0, 20))?;
-        if value
-            .chars()
-            .all(|c| c.is_alphanumeric() || c.is_whitespace() || "@.-+_".contains(c))
-        {
+        if value.chars().all(is_postcode_char) {
             Ok(())
         } else {
             Err("may contain only letters, digits, whitespace and @ . - + _".into())
@@ -102,10 +111,7 @@ impl Kind for Telephone {
             return Ok(());
         }
         message(check_length("", value, 4, 100))?;
-        if value
-            .chars()
-            .all(|c| c.is_alphanumeric() || c.is_whitespace() || "()@&.,-_£|".contains(c))
-        {
+        if value.chars().all(is_telephone_char) {
             Ok(())
         } else {
             Err("may contain only letters, digits, whitespace and ( ) @ & . , - _ £ |".into())

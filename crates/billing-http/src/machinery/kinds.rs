@@ -118,6 +118,14 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Defaulted<T> {
     }
 }
 
+/// Postcodes: letters and digits of any script, whitespace and `@ . + _ -` (docs/api.md).
+pub const POSTCODE_PATTERN: &str = "^[\\p{L}\\p{N}\\s@.+_-]*$";
+/// Telephone numbers: empty, or 4 to 100 letters and digits of any script, whitespace and
+/// `( ) @ & . , _ £ | -`.
+pub const TELEPHONE_PATTERN: &str = "^$|^[\\p{L}\\p{N}\\s()@&.,_£|-]{4,100}$";
+/// Usernames: 1 to 100 letters and digits of any script and `. _ @ -`.
+pub const USERNAME_PATTERN: &str = "^[\\p{L}\\p{N}._@-]{1,100}$";
+
 macro_rules! text_kind {
     ($kind:ty, $field_type:expr $(, [$($generics:tt)*])?) => {
         impl$(<$($generics)*>)? ApiKind for $kind {
@@ -168,7 +176,7 @@ text_kind!(
 text_kind!(
     Postcode,
     FieldType::Pattern {
-        pattern: "^[\\p{L}\\p{N}\\s@.+_-]*$",
+        pattern: POSTCODE_PATTERN,
         min: 0,
         max: 20,
         example: "LS1 4AP"
@@ -177,7 +185,7 @@ text_kind!(
 text_kind!(
     Telephone,
     FieldType::Pattern {
-        pattern: "^$|^[\\p{L}\\p{N}\\s()@&.,_£|-]{4,100}$",
+        pattern: TELEPHONE_PATTERN,
         min: 0,
         max: 100,
         example: "0113 496 0000"
@@ -205,7 +213,7 @@ text_kind!(Email, FieldType::Email { max: 255 });
 text_kind!(
     Username,
     FieldType::Pattern {
-        pattern: "^[\\p{L}\\p{N}._@-]{1,100}$",
+        pattern: USERNAME_PATTERN,
         min: 1,
         max: 100,
         example: "jsmith"
@@ -306,6 +314,7 @@ impl ApiKind for RoleCodes {
         FieldType::Array(&FieldType::Enum(billing_domain::roles::Role::CODES));
     const FILTER: FilterKind = FilterKind::String;
     const NON_EMPTY: bool = true;
+    const MAX_ITEMS: Option<usize> = Some(billing_domain::roles::Role::ALL.len());
 
     fn value(input: &Vec<String>) -> String {
         RoleCodes::join(input)

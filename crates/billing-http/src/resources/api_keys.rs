@@ -148,7 +148,8 @@ impl Resource for ApiKeys {
             "The key's roles: some or all of the user's (400 otherwise). Default: all the user's roles.",
         )
         .not_null()
-        .non_empty(),
+        .non_empty()
+        .at_most(Role::ALL.len()),
         Field::read_only(
             "keyPrefix",
             FieldType::Pattern {

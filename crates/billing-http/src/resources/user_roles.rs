@@ -82,7 +82,8 @@ impl Resource for UserRoles {
             "permissions",
             FieldType::Array(&CODE),
             "The permissions it grants.",
-        ),
+        )
+        .at_most(billing_domain::roles::Permission::ALL.len()),
     ];
     const FILTERS: &'static [FilterParam] = &[
         FilterParam::new("code", FilterKind::String, "Filter on the code."),

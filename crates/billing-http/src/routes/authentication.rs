@@ -33,6 +33,30 @@ pub struct RefreshRequest {
     pub refresh_token: Secret,
 }
 
+/// The longest refresh token a body may present (one the service issues is 43 characters).
+pub const REFRESH_TOKEN_MAX_CHARS: usize = 256;
+
+impl RefreshRequest {
+    /// A refresh token is 1 to 256 visible ASCII characters; anything else is 400 before any
+    /// token is looked up (an unknown one of that shape is 401 on refresh, 204 on revoke).
+    pub fn check(&self) -> Result<(), ApiError> {
+        let token = self.refresh_token.expose();
+        if token.is_empty() || token.len() > REFRESH_TOKEN_MAX_CHARS {
+            return Err(ApiError::field(
+                "refreshToken",
+                format!("must be 1 to {REFRESH_TOKEN_MAX_CHARS} characters"),
+            ));
+        }
+        if !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ApiError::field(
+                "refreshToken",
+                "must be visible ASCII characters",
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl AuthenticateRequest {
     /// The password rule of a sign-in body, checked after its garde rules (brand and username
     /// of 1..100 characters) and before any user is looked up: 1..1024 characters (no account
@@ -101,6 +125,7 @@ pub async fn refresh(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let presented: RefreshRequest = body(&request, payload, &state).await?;
+    presented.check()?;
     let pair = state.auth.refresh(presented.refresh_token).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
@@ -113,6 +138,7 @@ pub async fn revoke(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let presented: RefreshRequest = body(&request, payload, &state).await?;
+    presented.check()?;
     state.auth.revoke(presented.refresh_token).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -160,6 +160,18 @@ api_test! {
         refresh(&json!("made-up-token")).assert_problem(401);
     }
 
+    fn malformed_refresh_tokens_get_400_naming_the_member(app) {
+        // 1 to 256 visible ASCII characters (the document's schema); anything else is 400
+        // naming refreshToken, on refresh and on revoke alike.
+        for path in ["/v1/authenticate/refresh", "/v1/authenticate/revoke"] {
+            for token in ["x".repeat(257), String::new(), "two words".to_owned()] {
+                let body = json!({ "refreshToken": token }).to_string();
+                let problem = app.send("POST", path, None, &[], Some(("application/json", body))).assert_problem(400);
+                assert_eq!(problem["errors"][0]["field"], "refreshToken", "{path}: {problem}");
+            }
+        }
+    }
+
     fn revoke_signs_out(app) {
         let pair = sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD })).json();
         let body = json!({ "refreshToken": pair["refreshToken"] }).to_string();

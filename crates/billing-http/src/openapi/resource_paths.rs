@@ -1,0 +1,289 @@
+//! The paths of a declared resource: list, count, create, bulk change, get, check, replace,
+//! patch and delete, with their parameters.
+
+use billing_domain::query::FilterKind;
+use billing_domain::roles::Permission;
+use serde_json::{Map, Value, json};
+
+use super::headers::{HEADER_VALUE_MAX_CHARS, QUERY_VALUE_MAX_CHARS, header};
+use super::responses::{error_ref, json_body, with_errors};
+use super::schemas::{DATE_TIME_MAX_CHARS, bulk_update_schema, id_schema, object_schema, row_of};
+use super::{ResourceDoc, capitalize, operation_id, plural, with_article};
+use crate::machinery::resource::{Access, FieldType, FilterParam};
+use billing_domain::query::MAX_PAGE_SIZE;
+
+pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
+    let description = format!("{} Syntax: {}.", filter.description, filter.kind.syntax());
+    let schema = match filter.kind {
+        FilterKind::Boolean => json!({ "type": "string", "enum": ["true", "false"] }),
+        FilterKind::Id => id_schema(),
+        FilterKind::Date => {
+            json!({ "type": "string", "maxLength": 14, "pattern": "^((lt|gt|gtn):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$" })
+        }
+        FilterKind::String => {
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$" })
+        }
+        FilterKind::Decimal { .. } => {
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^((lt|gt):)?-?[0-9]+(\\.[0-9]+)?$" })
+        }
+        FilterKind::DateTime => {
+            json!({ "type": "string", "maxLength": DATE_TIME_MAX_CHARS + 3, "pattern":
+            "^((lt|gt):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$" })
+        }
+    };
+    json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
+    let mut parameters = Vec::new();
+    if paged {
+        parameters.push(json!({ "name": "page", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": i32::MAX } }));
+        parameters.push(json!({ "name": "pageSize", "in": "query", "required": true, "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": MAX_PAGE_SIZE } }));
+        let escaped: Vec<String> = resource
+            .sort_keys
+            .iter()
+            .map(|key| key.replace('.', "\\."))
+            .collect();
+        let sort_key = format!("({})(:(asc|desc))?", escaped.join("|"));
+        parameters.push(json!({ "name": "sort", "in": "query", "required": false,
+            "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
+            "schema": { "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
+        let readable: Vec<&str> = resource
+            .fields
+            .iter()
+            .filter(|f| f.access != Access::WriteOnly)
+            .map(|f| f.name)
+            .collect();
+        // A member of an owned object may be asked for alone: `siteAddress.town`.
+        let nested: Vec<String> = resource
+            .fields
+            .iter()
+            .filter(|f| f.owned)
+            .filter_map(|f| match f.field_type {
+                FieldType::Object(members) => Some((f.name, members)),
+                _ => None,
+            })
+            .flat_map(|(object, members)| {
+                members
+                    .iter()
+                    .filter(|m| m.access != Access::WriteOnly)
+                    .map(move |m| format!("{object}\\.{}", m.name))
+            })
+            .collect();
+        let choices: Vec<String> = readable
+            .iter()
+            .map(|name| (*name).to_owned())
+            .chain(nested.iter().cloned())
+            .collect();
+        let field = format!("({})", choices.join("|"));
+        let nested_note = if nested.is_empty() {
+            String::new()
+        } else {
+            " A member of an owned object may be named alone (object.member).".to_owned()
+        };
+        parameters.push(json!({ "name": "fields", "in": "query", "required": false,
+            "description": format!("Comma-separated top-level fields to return: {}.{nested_note}", readable.join(", ")),
+            "schema": { "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!("^{field}(,{field})*$") } }));
+    }
+    parameters.extend(resource.filters.iter().map(filter_parameter));
+    parameters
+}
+
+pub(super) fn id_parameter() -> Value {
+    json!({ "name": "id", "in": "path", "required": true, "schema": id_schema() })
+}
+
+pub(super) fn permission_note(permission: Permission) -> String {
+    format!(" Needs permission {}.", permission.code())
+}
+
+pub(super) fn resource_paths(
+    resource: &ResourceDoc,
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) {
+    let name = resource.schema_name();
+    let input_name = format!("{name}Input");
+    let record_schema = object_schema(resource.fields, false);
+    let row_schema = row_of(record_schema.clone());
+    // The record's own schema, where an operation answers or takes a whole record.
+    let ops = resource.operations;
+    if ops.get || ops.create || ops.replace || ops.patch || ops.bulk_update {
+        schemas.insert(name.clone(), record_schema);
+    }
+    schemas.insert(format!("{name}Row"), row_schema);
+    let record = json!({ "$ref": format!("#/components/schemas/{name}") });
+    let row = json!({ "$ref": format!("#/components/schemas/{name}Row") });
+    let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
+    let tag = [resource.path];
+    let etag_header = json!({ "ETag": header("ETag") });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "maxLength": HEADER_VALUE_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
+
+    let mut collection = Map::new();
+    collection.insert("get".into(), json!({
+        "tags": tag, "summary": format!("List {}", plural(resource.noun)),
+        "operationId": operation_id("list", &plural(resource.noun)),
+        "description": format!("{}{}", resource.description, permission_note(resource.read)),
+        "parameters": list_parameters(resource, true),
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+            "description": "One page of records.",
+            "headers": { "X-Total-Count": header("X-Total-Count"), "Link": header("Link") },
+            "content": { "application/json": { "schema": { "type": "array", "items": row, "maxItems": MAX_PAGE_SIZE } } }
+        }))]), &[400, 401, 403]),
+    }));
+    collection.insert("head".into(), json!({
+        "tags": tag, "summary": format!("Check whether {} matching the filters exist", plural(resource.noun)),
+        "operationId": operation_id("count", &plural(resource.noun)),
+        "description": format!("The filters of the list, without page or body: 200 with X-Total-Count when any record matches, 404 when none does.{}", permission_note(resource.read)),
+        "parameters": list_parameters(resource, false),
+        "responses": {
+            "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": header("X-Total-Count") } },
+            "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": header("X-Total-Count") } },
+            "400": error_ref(400), "401": error_ref(401), "403": error_ref(403)
+        }
+    }));
+    if ops.create || ops.replace || ops.patch || ops.bulk_update {
+        schemas.insert(input_name.clone(), object_schema(resource.fields, true));
+    }
+    // Records of other resources a create may carry (a customer's sites): each as that
+    // resource's own create body, naming the parent as 0; accepted by POST only, so POST has a
+    // body schema of its own.
+    let create_input = if resource.embedded.is_empty() {
+        input.clone()
+    } else {
+        let create_name = format!("{name}CreateInput");
+        schemas.insert(create_name.clone(), object_schema(resource.fields, true));
+        json!({ "$ref": format!("#/components/schemas/{create_name}") })
+    };
+    let create_name = format!("{name}CreateInput");
+    for member in resource.embedded {
+        let mut item = object_schema(member.fields, true);
+        item["properties"][member.parent_member] = json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": 0, "const": 0,
+            "description": format!("0: the {} being created.", resource.noun) });
+        let property = json!({ "type": "array", "items": item,
+            "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS, "writeOnly": true,
+            "description": format!("{}s created with the {} in the same transaction, all or none (POST only); the response shows them under this member.", capitalize(member.noun), resource.noun) });
+        if let Some(properties) = schemas
+            .get_mut(&create_name)
+            .and_then(|schema| schema.get_mut("properties"))
+            .and_then(Value::as_object_mut)
+        {
+            properties.insert(member.member.to_owned(), property);
+        }
+    }
+    if ops.create {
+        // What a create answers: the record, plus the records created inside it (a customer's
+        // `sites`, always present, `[]` when none were sent); an array of those for a bulk body.
+        let created = if resource.embedded.is_empty() {
+            record.clone()
+        } else {
+            let created_name = format!("{name}Created");
+            let mut schema = object_schema(resource.fields, false);
+            for member in resource.embedded {
+                schema["properties"][member.member] = json!({ "type": "array",
+                    "items": object_schema(member.fields, false),
+                    "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS,
+                    "description": format!("The {}s created with the {} in the same request.", member.noun, resource.noun) });
+                if let Some(required) = schema["required"].as_array_mut() {
+                    required.push(json!(member.member));
+                } else {
+                    schema["required"] = json!([member.member]);
+                }
+            }
+            schemas.insert(created_name.clone(), schema);
+            json!({ "$ref": format!("#/components/schemas/{created_name}") })
+        };
+        let created = if ops.bulk_create {
+            json!({ "oneOf": [created, { "type": "array", "items": created,
+                "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS }] })
+        } else {
+            created
+        };
+        let body_schema = if ops.bulk_create {
+            json!({ "oneOf": [create_input, { "type": "array", "items": create_input, "minItems": 1,
+                "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS }] })
+        } else {
+            create_input.clone()
+        };
+        collection.insert("post".into(), json!({
+            "tags": tag, "summary": format!("Create {}", with_article(resource.noun)),
+            "operationId": operation_id("create", resource.noun),
+            "description": format!("Read-only fields are refused. Idempotency-Key makes retries safe for 24 hours.{}", permission_note(resource.write)),
+            "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" } }],
+            "requestBody": json_body(body_schema, "application/json"),
+            "responses": with_errors(Map::from_iter([(resource.created_status.to_string(), json!({
+                "description": "Created (or, with an Idempotency-Key seen before, the first answer again).",
+                "headers": { "Location": header("Location"), "ETag": header("ETag"),
+                    "Idempotent-Replayed": header("Idempotent-Replayed") },
+                "content": { "application/json": { "schema": created } }
+            }))]), &[400, 401, 403, 409, 412, 413, 415]),
+        }));
+    }
+    if ops.bulk_update {
+        collection.insert("patch".into(), json!({
+            "tags": tag, "summary": format!("Change several {}", plural(resource.noun)),
+            "operationId": operation_id("update", &plural(resource.noun)),
+            "description": format!("An array of objects, each with the id of a record and the members to change; all or nothing.{}", permission_note(resource.write)),
+            "requestBody": json_body(bulk_update_schema(resource.fields), "application/json"),
+            "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+                "description": "The changed records.", "content": { "application/json": { "schema": { "type": "array", "items": record,
+                    "maxItems": crate::machinery::handlers::MAX_BULK_ELEMENTS } } }
+            }))]), &[400, 401, 403, 404, 409, 413, 415]),
+        }));
+    }
+    paths.insert(format!("/v1/{}", resource.path), Value::Object(collection));
+    if !ops.get {
+        return;
+    }
+    let one = |description: &str| json!({ "description": description, "headers": etag_header, "content": { "application/json": { "schema": record } } });
+    let mut item = Map::new();
+    item.insert("parameters".into(), json!([id_parameter()]));
+    item.insert("get".into(), json!({
+        "tags": tag, "summary": format!("Get one {}", resource.noun),
+        "operationId": operation_id("get", resource.noun),
+        "description": format!("The record with its ETag (its version, for If-Match); 404 when there is none.{}", permission_note(resource.read)),
+        "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
+    }));
+    item.insert("head".into(), json!({
+        "tags": tag, "summary": format!("Check one {} (as GET, without a body)", resource.noun),
+        "operationId": operation_id("check", resource.noun),
+        "description": "Answers exactly as GET would (status, ETag, Content-Type, Content-Length) with no body.",
+        "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
+            "description": "Found; no body.",
+            "headers": { "ETag": header("ETag"), "Content-Length": header("Content-Length") }
+        }))]), &[400, 401, 403, 404]),
+    }));
+    let mut write_parameters = vec![if_match.clone()];
+    write_parameters.extend(resource.headers.iter().map(|header| json!({
+        "name": header.name, "in": "header", "required": false, "description": header.description,
+        "schema": { "type": "string", "enum": ["true", "false"] }
+    })));
+    if ops.replace {
+        item.insert("put".into(), json!({
+            "tags": tag, "summary": format!("Replace {}", with_article(resource.noun)), "parameters": write_parameters,
+            "operationId": operation_id("replace", resource.noun),
+            "description": format!("A whole body, checked as a create's; with If-Match, only while the record still has that ETag (412 otherwise).{}", permission_note(resource.write)),
+            "requestBody": json_body(input.clone(), "application/json"),
+            "responses": with_errors(Map::from_iter([("200".to_owned(), one("Replaced."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
+        }));
+    }
+    if ops.patch {
+        item.insert("patch".into(), json!({
+            "tags": tag, "summary": format!("Patch {} (RFC 6902)", with_article(resource.noun)),
+            "operationId": operation_id("patch", resource.noun),
+            "description": "Operations apply to the record's JSON form, all or nothing; the result is validated as a replace would be. Read-only fields cannot be changed; a failed test is 409.",
+            "parameters": write_parameters,
+            "requestBody": json_body(json!({ "$ref": "#/components/schemas/JsonPatch" }), "application/json-patch+json"),
+            "responses": with_errors(Map::from_iter([("200".to_owned(), one("Patched."))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
+        }));
+    }
+    if ops.delete {
+        item.insert("delete".into(), json!({
+            "tags": tag, "summary": format!("Delete {}", with_article(resource.noun)), "parameters": [if_match],
+            "operationId": operation_id("delete", resource.noun),
+            "description": format!("Removes the record; 409 while other records still refer to it, naming them.{}", permission_note(resource.write)),
+            "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Deleted." }))]), &[400, 401, 403, 404, 409, 412]),
+        }));
+    }
+    paths.insert(format!("/v1/{}/{{id}}", resource.path), Value::Object(item));
+}
