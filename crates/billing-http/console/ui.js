@@ -94,7 +94,7 @@ export function field(label, control, hint = null) {
 
 /** A form: `onsubmit(form)` runs on submit; errors it throws are shown in the form. */
 export function form(children, onsubmit, { label = 'Save', extra = null } = {}) {
-  const box = h('div', { class: 'form-error', role: 'alert' });
+  const box = h('div', { class: 'form-error', role: 'alert', tabindex: '-1' });
   const button = h('button', { type: 'submit' }, label);
   const element = h('form', { novalidate: true }, box, children, h('div', { class: 'actions' }, button, extra));
   element.addEventListener('submit', async (event) => {
