@@ -17,7 +17,7 @@ use std::time::Duration;
 use crate::bench_http::{Client, json_id, sign_in};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let common = Common::parse(args, crate::USAGE)?;
@@ -63,7 +63,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// Installs Debian's Chromium when it is missing.
-fn ensure_chromium() -> Result<(), String> {
+pub(crate) fn ensure_chromium() -> Result<(), String> {
     if Path::new(CHROMIUM).exists() {
         return Ok(());
     }

@@ -1,7 +1,7 @@
 //! `cargo xtask <task>`: the project's chores, in Rust so they run wherever cargo does.
 //!
 //! - `ci`: everything CI checks: `lint`, `deploy-check`, `cargo test --workspace`, then
-//!   `auth-matrix`, `crash`, `attacks` and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
+//!   `auth-matrix`, `crash`, `attacks`, `cors`, `console`, `contract` and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
 //! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
 //!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
@@ -28,15 +28,19 @@
 //!   resident memory before and after (`attacks`).
 //! - `cors [--debug]`: a page on another origin calls the API from headless Chromium
 //!   (Debian's, installed when missing); a page on an origin not allowed is refused (`cors`).
+//! - `console [--debug]`: the operator console end to end in headless Chromium with
+//!   playwright-core (installed with npm into `target/console-e2e/`), screenshots into
+//!   `docs/console/` (`console`).
 //! - `contract [--debug]`: Spectral (spectral:oas + OWASP) over the served document, no
 //!   finding but the documented exceptions (`contract`).
 //!
-//! The last four run the release binary, or `target/debug/billing` with `--debug` (or
+//! The last seven run the release binary, or `target/debug/billing` with `--debug` (or
 //! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
 
 mod attacks;
 mod auth_matrix;
 mod bench_http;
+mod console;
 mod contract;
 mod contract_flow;
 mod cors;
@@ -53,6 +57,7 @@ const CI_FUZZ_EXAMPLES: u64 = 10;
 
 const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http]|check-rating|\
                      fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]|cors [--debug]|\
+                     console [--debug]|\
                      contract [--debug]>";
 
 fn main() -> ExitCode {
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         ("crash", _) => crash::run(&rest),
         ("attacks", _) => attacks::run(&rest),
         ("cors", _) => cors::run(&rest),
+        ("console", _) => console::run(&rest),
         ("contract", _) => contract::run(&rest),
         ("bench", None) => bench(),
         ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
@@ -92,6 +98,7 @@ fn run_task(task: &str) -> Result<(), String> {
             crash::run(&debug)?;
             attacks::run(&debug)?;
             cors::run(&debug)?;
+            console::run(&debug)?;
             contract::run(&debug)?;
             fuzz::run_with_default(&debug, CI_FUZZ_EXAMPLES)
         }

@@ -162,5 +162,6 @@ pub fn application(
             web::get().to(routes::documentation::home),
         ))
         .service(routes::documentation::swagger_ui())
+        .service(routes::console::scope())
         .default_service(web::to(unknown_route_handler))
 }

@@ -1,6 +1,7 @@
-//! Routes that are not resources: sign-in, health, roles and the API documents.
+//! Routes that are not resources: sign-in, health, roles, the API documents and the console.
 
 pub mod authentication;
+pub mod console;
 pub mod documentation;
 pub mod health;
 pub mod rating_lookup_body;

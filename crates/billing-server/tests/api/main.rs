@@ -11,6 +11,7 @@ mod authentication;
 mod browsers;
 mod charge_groups;
 mod cli;
+mod console;
 mod contract_owners;
 mod conventions;
 mod currencies_and_locales;

@@ -1,0 +1,208 @@
+// The API client and the session. The tokens live in this module's variables only: never in
+// localStorage, sessionStorage, a cookie or a URL. A page reload forgets them (sign in again).
+// The access token is refreshed (the refresh token rotates) a minute before it expires;
+// signing out revokes the refresh token's family on the server.
+
+let session = null; // { token, refreshToken, expiresAt, me }
+let refreshTimer = null;
+let refreshing = null;
+const listeners = new Set();
+
+/** An answer that is not 2xx: the problem+json body, its field errors and status. */
+export class Problem extends Error {
+  constructor(status, body, headers) {
+    const detail = body && typeof body === 'object' ? body.detail || body.title : null;
+    super(detail || `The server answered ${status}.`);
+    this.status = status;
+    this.body = body && typeof body === 'object' ? body : {};
+    this.errors = Array.isArray(this.body.errors) ? this.body.errors : [];
+    this.retryAfter = headers ? headers.get('Retry-After') : null;
+  }
+}
+
+async function readBody(response) {
+  const type = response.headers.get('Content-Type') || '';
+  if (response.status === 204 || response.status === 304) return null;
+  const text = await response.text();
+  if (!text) return null;
+  if (type.includes('json')) {
+    try { return JSON.parse(text); } catch { return { detail: text }; }
+  }
+  return text;
+}
+
+async function postJson(path, body) {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    cache: 'no-store',
+    credentials: 'omit',
+  });
+  const parsed = await readBody(response);
+  if (!response.ok) throw new Problem(response.status, parsed, response.headers);
+  return parsed;
+}
+
+function notify(reason) {
+  for (const listener of listeners) listener(session, reason);
+}
+
+/** Calls `listener(session, reason)` whenever someone signs in or out, or the session ends. */
+export function onSessionChange(listener) {
+  listeners.add(listener);
+}
+
+function adopt(pair) {
+  session = {
+    ...(session || {}),
+    token: pair.token,
+    refreshToken: pair.refreshToken,
+    expiresAt: Date.now() + pair.expiresIn * 1000,
+  };
+  clearTimeout(refreshTimer);
+  const lead = Math.min(60, pair.expiresIn * 0.2);
+  refreshTimer = setTimeout(() => {
+    refresh().catch((error) => end(`Your session ended: ${error.message}`));
+  }, Math.max(1, pair.expiresIn - lead) * 1000);
+}
+
+function end(reason) {
+  clearTimeout(refreshTimer);
+  session = null;
+  names.clear();
+  notify(reason);
+}
+
+/** Signs in with the API's own endpoint (and its throttle); then asks who we are. */
+export async function signIn(username, password) {
+  const pair = await postJson('/v1/authenticate', { username, password });
+  adopt(pair);
+  try {
+    session.me = (await api('GET', '/console/session')).body;
+  } catch (error) {
+    await signOut();
+    throw error;
+  }
+  notify('signed-in');
+}
+
+/** A new token pair for the refresh token (which is used up: the new one replaces it). */
+export function refresh() {
+  if (!session) return Promise.reject(new Problem(401, { detail: 'You are not signed in.' }));
+  if (!refreshing) {
+    const presented = session.refreshToken;
+    refreshing = postJson('/v1/authenticate/refresh', { refreshToken: presented })
+      .then((pair) => { adopt(pair); return session.token; })
+      .finally(() => { refreshing = null; });
+  }
+  return refreshing;
+}
+
+/** Forgets the tokens and revokes the refresh token's family on the server. */
+export async function signOut() {
+  const presented = session ? session.refreshToken : null;
+  clearTimeout(refreshTimer);
+  session = null;
+  names.clear();
+  try {
+    if (presented) await postJson('/v1/authenticate/revoke', { refreshToken: presented });
+  } finally {
+    notify('signed-out');
+  }
+}
+
+export function currentUser() {
+  return session ? session.me : null;
+}
+
+/** Whether the signed-in user's roles grant `permission` (as `/console/session` reports). */
+export function can(permission) {
+  return !!(session && session.me && session.me.permissions.includes(permission));
+}
+
+/** Whether a session is held. */
+export function isSignedIn() {
+  return session !== null;
+}
+
+function send(method, path, options, token) {
+  const headers = { Authorization: `Bearer ${token}`, ...(options.headers || {}) };
+  const init = { method, headers, cache: 'no-store', credentials: 'omit' };
+  if (options.body !== undefined) {
+    headers['Content-Type'] = options.contentType || 'application/json';
+    init.body = JSON.stringify(options.body);
+  }
+  return fetch(path, init);
+}
+
+/**
+ * Calls the API with the session's token: `{status, body, etag, total, headers}`, or throws a
+ * Problem. A 401 is tried once more after a refresh (the token may have just expired).
+ */
+export async function api(method, path, options = {}) {
+  if (!session) throw new Problem(401, { detail: 'You are not signed in.' });
+  if (session.expiresAt - Date.now() < 10_000) await refresh();
+  let response = await send(method, path, options, session.token);
+  if (response.status === 401 && session) {
+    try {
+      await refresh();
+    } catch (error) {
+      end('Your session ended: sign in again.');
+      throw error;
+    }
+    response = await send(method, path, options, session.token);
+  }
+  const body = await readBody(response);
+  if (!response.ok) throw new Problem(response.status, body, response.headers);
+  const total = response.headers.get('X-Total-Count');
+  return {
+    status: response.status,
+    body,
+    headers: response.headers,
+    etag: response.headers.get('ETag'),
+    total: total === null ? null : Number(total),
+  };
+}
+
+/** `path?params`, leaving out empty values. */
+export function withQuery(path, params) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** One page of a collection: `{rows, total}`. */
+export async function page(path, params) {
+  const answer = await api('GET', withQuery(path, params));
+  return { rows: answer.body || [], total: answer.total ?? 0 };
+}
+
+/** A JSON Patch with `If-Match` (when an ETag is known) and any extra headers. */
+export function patch(path, operations, etag, headers = {}) {
+  const all = { ...headers };
+  if (etag) all['If-Match'] = etag;
+  return api('PATCH', path, {
+    body: operations,
+    contentType: 'application/json-patch+json',
+    headers: all,
+  });
+}
+
+/** Names of records already looked up (`/v1/contract-owners/3` → "Acme"), for this session. */
+const names = new Map();
+
+/**
+ * The name of one record (`show(record)`), read once per session; the id when the API does
+ * not let the user read it. Pages show a handful of distinct ids, so this is a few small reads.
+ */
+export function nameOf(path, id, show) {
+  const key = `${path}/${id}`;
+  if (!names.has(key)) {
+    names.set(key, api('GET', key).then((answer) => show(answer.body)).catch(() => `#${id}`));
+  }
+  return names.get(key);
+}

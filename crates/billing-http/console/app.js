@@ -1,0 +1,153 @@
+// The console's shell: sign-in, the section navigation and the router (the URL's fragment,
+// `#/users`, names the page; it never reaches the server and never holds a secret).
+
+import { signIn, signOut, onSessionChange, currentUser, can } from './api.js';
+import { h, replace, field, input, form, heading, status, explain, fadeStatus } from './ui.js';
+import { usersPage, rolesPage, apiKeysPage } from './users.js';
+import { customersPage, customerPage, sitesPage, sitePage, newSitePage, editSitePage } from './customers.js';
+import { recordsPage, ratingPage } from './reference-data.js';
+import { auditPage } from './audit.js';
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+const who = document.getElementById('who');
+const signOutButton = document.getElementById('sign-out');
+
+/** The sections, each shown only when the API would let the user use it. */
+const SECTIONS = [
+  { route: '/customers', label: 'Customers', permission: 'CUSTOMERS_READ' },
+  { route: '/sites', label: 'Sites', permission: 'CUSTOMERS_READ' },
+  { route: '/setup/contract-owners', label: 'Customer set-up', permission: 'CUSTOMERS_READ' },
+  { route: '/reference-data/sources', label: 'Reference data', permission: 'REFERENCE_DATA_READ' },
+  { route: '/rating', label: 'Rating tester', permission: 'REFERENCE_DATA_READ' },
+  { route: '/users', label: 'Users', permission: 'USERS_MANAGE' },
+  { route: '/roles', label: 'Roles', permission: null },
+  { route: '/api-keys', label: 'API keys', permission: 'API_KEYS_MANAGE_OWN' },
+  { route: '/audit', label: 'Audit trail', permission: 'AUDIT_READ' },
+];
+
+/** Route patterns (`:id` a number) and their pages. */
+const ROUTES = [
+  ['/customers', customersPage],
+  ['/customers/:id', customerPage],
+  ['/sites', sitesPage],
+  ['/sites/new', newSitePage],
+  ['/sites/:id', sitePage],
+  ['/sites/:id/edit', editSitePage],
+  ['/reference-data/:kind', (main, { kind }) => recordsPage(main, { group: 'reference-data', kind })],
+  ['/setup/:kind', (main, { kind }) => recordsPage(main, { group: 'setup', kind })],
+  ['/rating', ratingPage],
+  ['/users', usersPage],
+  ['/roles', rolesPage],
+  ['/api-keys', apiKeysPage],
+  ['/audit', auditPage],
+];
+
+function match(path) {
+  const parts = path.split('/').filter(Boolean);
+  for (const [pattern, page] of ROUTES) {
+    const wanted = pattern.split('/').filter(Boolean);
+    if (wanted.length !== parts.length) continue;
+    const params = {};
+    const ok = wanted.every((segment, i) => {
+      if (segment === ':id') { params.id = parts[i]; return /^[1-9][0-9]*$/.test(parts[i]); }
+      if (segment.startsWith(':')) { params[segment.slice(1)] = parts[i]; return true; }
+      return segment === parts[i];
+    });
+    if (ok) return { page, params };
+  }
+  return null;
+}
+
+function currentRoute() {
+  const hash = location.hash;
+  return hash.startsWith('#/') ? hash.slice(1) : null;
+}
+
+function renderNav() {
+  const me = currentUser();
+  const route = currentRoute() || '';
+  replace(nav, me ? h('ul', {}, SECTIONS.filter((s) => !s.permission || can(s.permission)).map((section) =>
+    h('li', {}, h('a', {
+      href: `#${section.route}`,
+      'aria-current': route.startsWith(section.route.split('/').slice(0, 2).join('/')) ? 'page' : null,
+    }, section.label)))) : null);
+  who.textContent = me ? `${me.username} (${me.roles.join(', ')}${me.contractOwnerIds.length ? `; contract owners ${me.contractOwnerIds.join(', ')}` : ''})` : '';
+  signOutButton.hidden = !me;
+}
+
+async function render() {
+  fadeStatus();
+  renderNav();
+  if (!currentUser()) {
+    signInPage();
+    return;
+  }
+  const route = currentRoute();
+  if (route === null) {
+    // The skip link (#main) and other in-page anchors are not routes.
+    if (!location.hash) location.replace(`#${firstSection()}`);
+    return;
+  }
+  const found = match(route.split('?')[0]);
+  if (!found) {
+    replace(main, heading('Not found'), h('p', {}, 'The console has no such page. '), h('a', { href: `#${firstSection()}` }, 'Back to the start'));
+    return;
+  }
+  replace(main, h('p', {}, 'Loading…'));
+  try {
+    await found.page(main, found.params);
+  } catch (error) {
+    replace(main, heading('Something went wrong'), h('p', { class: 'form-error', role: 'alert' }, explain(error)));
+  }
+  const title = main.querySelector('h1');
+  document.title = title ? `${title.textContent} · Billing console` : 'Billing console';
+  if (title) title.focus();
+}
+
+function firstSection() {
+  const section = SECTIONS.find((s) => !s.permission || can(s.permission));
+  return section ? section.route : '/roles';
+}
+
+function signInPage(message) {
+  document.title = 'Sign in · Billing console';
+  const username = input('username', { autocomplete: 'username', required: true });
+  const password = input('password', { type: 'password', autocomplete: 'current-password', required: true });
+  const signInForm = form([
+    field('Username', username),
+    field('Password', password),
+  ], async () => {
+    await signIn(username.value.trim(), password.value);
+    password.value = '';
+    status(`Signed in as ${currentUser().username}.`, 'ok');
+    if (!currentRoute()) location.replace(`#${firstSection()}`);
+    else render();
+  }, { label: 'Sign in' });
+  signInForm.id = 'sign-in';
+  replace(main, heading('Sign in'),
+    message ? h('p', { class: 'notice', role: 'alert' }, message) : null,
+    h('p', { class: 'hint' }, 'Your session lives in this tab only: reloading the page or closing it signs you out of the console.'),
+    signInForm);
+  username.focus();
+}
+
+onSessionChange((session, reason) => {
+  if (reason === 'signed-in') return;
+  if (!session) {
+    renderNav();
+    signInPage(reason === 'signed-out' ? 'You are signed out.' : reason);
+  }
+});
+
+signOutButton.addEventListener('click', async () => {
+  try {
+    await signOut();
+    status('Signed out: the session was revoked.', 'ok');
+  } catch (error) {
+    status(`Signed out here, but the server could not revoke the session: ${explain(error)}`, 'error');
+  }
+});
+
+window.addEventListener('hashchange', render);
+render();

@@ -1,0 +1,188 @@
+// Record pages (records.js says which): reference data (sources, source charge groups, charge
+// groups, dialstrings, call classes, …) and the customer set-up records, each browsed with the
+// API's filters a page at a time and created, changed or deleted where the user's roles (and
+// for rating data the source's siMaintained) allow; and the rating tester.
+
+import { api, page, patch, can } from './api.js';
+import {
+  h, replace, field, input, select, form, heading, pagedTable, filters, like, status, explain,
+  facts, today, link,
+} from './ui.js';
+import { diffPatch, recordPicker } from './site-form.js';
+import { GROUPS } from './records.js';
+
+const SI_MAINTAINED = 'Its reference data source is maintained by the operator\'s feed (siMaintained = true): '
+  + 'the API refuses every change to its source charge groups, dialstrings, call classes and ignored call classes '
+  + 'with 412 Precondition Failed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
+
+function filterControl([name, , type]) {
+  if (type === 'bool') return select(name, [['true', 'yes'], ['false', 'no']], { blank: 'either' });
+  if (type === 'id') return input(name, { type: 'number', min: 1 });
+  if (type === 'gtn') return input(name, { type: 'date' });
+  return input(name);
+}
+
+function filterValue(type, value) {
+  if (!value) return '';
+  if (type === 'like') return like(value);
+  if (type === 'gtn') return `gtn:${value}`;
+  return value;
+}
+
+function get(record, path) {
+  return path.split('.').reduce((value, key) => (value == null ? value : value[key]), record);
+}
+
+/** The form of a kind's writable members; `.value()` gives the body (`locale.id` nests). */
+function recordFields(kind, record) {
+  const controls = kind.fields.map((spec) => {
+    const [name, label, type, required] = spec;
+    const current = record ? get(record, name) : (name === 'startDate' ? today() : null);
+    const options = spec[4];
+    const control = type === 'bool'
+      ? select(name, [['false', 'no'], ['true', 'yes']], { value: String(!!current) })
+      : type === 'enum' ? select(name, options, { value: current ?? options[0] })
+      : input(name, { type: type === 'id' ? 'number' : type, value: current ?? '', required, min: type === 'id' ? 1 : null });
+    return { name, type, control, label };
+  });
+  const element = h('div', { class: 'grid' }, controls.map(({ control, label }) => field(label, control)));
+  element.value = () => {
+    const body = {};
+    for (const { name, type, control } of controls) {
+      const raw = control.value.trim();
+      let value = raw === '' ? null : raw;
+      if (type === 'id' && value !== null) value = Number(value);
+      if (type === 'bool') value = raw === 'true';
+      const [outer, inner] = name.split('.');
+      if (inner) body[outer] = { [inner]: value };
+      else body[outer] = value;
+    }
+    return body;
+  };
+  return element;
+}
+
+/** A 412 explained: the source's siMaintained, or a record changed since it was read. */
+function explain412(error, kind) {
+  if (error.status !== 412) return error;
+  const why = /siMaintained/.test(error.message) ? SI_MAINTAINED
+    : 'Someone changed the record since you opened it: reload it and make your change again.';
+  return Object.assign(new Error(`${error.message}. ${why}`), { status: 412, errors: error.errors, kind: kind.title });
+}
+
+/** The page of one kind of record of a group (`#/reference-data/dialstrings`, `#/setup/billing-cycles`). */
+export async function recordsPage(main, { group: groupName, kind: name }) {
+  const group = GROUPS[groupName];
+  const kind = group && group.kinds[name];
+  if (!kind) throw Object.assign(new Error(`The console has no page for ${groupName}/${name}.`), { status: 404 });
+  const KINDS = group.kinds;
+  const writable = can(kind.write);
+  let query = {};
+  const columns = kind.columns.map(([member, title, show]) => ({ title, value: (row) => (show ? show(row[member]) : String(row[member] ?? '')) }));
+  const rowName = (row) => {
+    const first = row[kind.columns[0][0]];
+    return first !== null && typeof first === 'object' ? `${first.code || first.name || ''} (${row.id})` : first;
+  };
+  if (writable) columns.push({ title: 'Change', value: (row) => h('button', { type: 'button', onclick: () => edit(row) }, `Change ${rowName(row)}`) });
+  const list = pagedTable(columns, (pageNumber, pageSize) => page(kind.path, { page: pageNumber, pageSize, sort: kind.sort, ...query }));
+  const search = filters(kind.filters.map((spec) => [spec[1], filterControl(spec)]), async (values) => {
+    query = Object.fromEntries(kind.filters.map(([param, , type]) => [param, filterValue(type, values[param])]));
+    list.reload(true);
+  });
+  const editor = h('section', { class: 'panel', hidden: true, 'aria-label': 'Change a record' });
+
+  async function edit(row) {
+    const answer = await api('GET', `${kind.path}/${row.id}`).catch((error) => { status(explain(error), 'error'); return null; });
+    if (!answer) return;
+    const fields = recordFields(kind, answer.body);
+    const close = () => { editor.hidden = true; replace(editor); };
+    replace(editor, h('h2', {}, `Change ${kind.title.toLowerCase()} ${row.id}`), form([fields], async () => {
+      const operations = diffPatch(answer.body, fields.value());
+      try {
+        if (operations.length) await patch(`${kind.path}/${row.id}`, operations, answer.etag);
+      } catch (error) {
+        throw explain412(error, kind);
+      }
+      status(operations.length ? 'Saved.' : 'Nothing changed.', 'ok');
+      close();
+      list.reload();
+    }, { label: 'Save', extra: [
+      h('button', { type: 'button', onclick: () => remove(row, answer.etag, close) }, 'Delete'),
+      h('button', { type: 'button', onclick: close }, 'Cancel'),
+    ] }));
+    editor.hidden = false;
+    editor.querySelector('input, select').focus();
+  }
+
+  async function remove(row, etag, close) {
+    if (!window.confirm(`Delete ${kind.title.toLowerCase()} ${row.id}?`)) return;
+    try {
+      await api('DELETE', `${kind.path}/${row.id}`, { headers: { 'If-Match': etag } });
+      status('Deleted.', 'ok');
+      close();
+      list.reload();
+    } catch (error) {
+      status(explain(explain412(error, kind)), 'error');
+    }
+  }
+
+  let creator = null;
+  if (writable) {
+    const fields = recordFields(kind, null);
+    const createForm = form([fields], async () => {
+      try {
+        await api('POST', kind.path, { body: fields.value() });
+      } catch (error) {
+        throw explain412(error, kind);
+      }
+      status('Created.', 'ok');
+      list.reload(true);
+    }, { label: 'Create' });
+    creator = h('section', { class: 'panel' }, h('h2', {}, `New: ${kind.title.toLowerCase()}`), createForm);
+  }
+  replace(main, heading(group.title),
+    h('nav', { 'aria-label': `Kinds of ${group.title.toLowerCase()}`, class: 'tabs' }, h('ul', {}, Object.entries(KINDS).map(([key, other]) =>
+      h('li', {}, h('a', { href: `#/${groupName}/${key}`, 'aria-current': key === name ? 'page' : null }, other.title))))),
+    h('h2', {}, kind.title),
+    kind.si ? h('p', { class: 'hint' }, 'Records of a source maintained by the operator\'s feed (siMaintained = true) cannot be changed here: the API answers 412.') : null,
+    writable ? null : h('p', { class: 'hint' }, 'Your roles let you read these records, not change them.'),
+    search, list, editor, creator);
+}
+
+export async function ratingPage(main) {
+  const source = recordPicker('referenceDataSourceId', 'Reference data source', '/v1/reference-data-sources', { searchOn: 'name', show: (r) => r.name });
+  const date = input('date', { type: 'date', value: today() });
+  const number = input('dialledNumber', { type: 'tel', placeholder: '+44 7712 345678' });
+  const callClass = input('callClass');
+  const outcome = h('section', { class: 'panel', 'aria-live': 'polite', id: 'rating-outcome', hidden: true });
+  const element = form([
+    source,
+    h('div', { class: 'grid' }, field('Date', date, 'Empty: today (UTC).'), field('Dialled number', number, 'Digits, spaces and a leading +.'), field('Or a call class', callClass)),
+  ], async () => {
+    const item = {};
+    if (number.value.trim()) item.dialledNumber = number.value.trim();
+    if (callClass.value.trim()) item.callClass = callClass.value.trim();
+    const body = { referenceDataSourceId: Number(source.control.value) || null, date: date.value || null, items: [item] };
+    const answer = (await api('POST', '/v1/rating/lookups', { body })).body;
+    const result = answer.results[0];
+    if (result.error) throw Object.assign(new Error(result.error.message), { errors: [{ field: result.error.field, message: result.error.message }] });
+    let summary = null;
+    const type = result.outcome === 'DIALSTRING' ? 'DIALSTRING' : (result.outcome === 'CALL_CLASS' ? 'CALL_CLASS' : null);
+    const id = type === 'DIALSTRING' ? result.dialstringId : result.callClassId;
+    if (type && id) {
+      const rows = (await page(`/v1/reference-data-summary/${type}/${id}`, { page: 1, pageSize: 1 })).rows;
+      summary = rows[0] || null;
+    }
+    replace(outcome,
+      h('h2', {}, `Outcome: ${result.outcome}`),
+      h('p', {}, `Rated against source ${answer.referenceDataSourceId} on ${answer.date}.`),
+      facts(Object.entries(result).filter(([key]) => key !== 'outcome').map(([key, value]) => [key, value === null ? 'none' : String(value)])),
+      summary ? [h('h3', {}, 'Summary row'), facts(Object.entries(summary).map(([key, value]) => [key, value === null ? '—' : String(value)]))] : null,
+      type === 'DIALSTRING' ? h('p', {}, link(`/reference-data/dialstrings`, 'Browse dialstrings')) : null);
+    outcome.hidden = false;
+  }, { label: 'Rate' });
+  element.id = 'rating-form';
+  replace(main, heading('Rating tester'),
+    h('p', {}, 'Rates one dialled number (or call class) the way the service rates usage: longest dialstring prefix in force on the date, else the call class; ignored service ids and call classes first.'),
+    element, outcome);
+}

@@ -1,0 +1,326 @@
+import { nameOf } from './api.js';
+
+// Small DOM helpers: elements are built with text nodes only (never HTML from data), every
+// control gets a <label for>, and the service's field errors are shown beside their fields.
+
+let counter = 0;
+
+/** A fresh id for a control. */
+export function uid(prefix = 'f') {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/** `h('button', {type: 'button', onclick: f}, 'Save')`: an element with attributes and children. */
+export function h(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2), value);
+    } else if (name === 'class') {
+      element.className = value;
+    } else if (name === 'for') {
+      element.htmlFor = value;
+    } else if (['value', 'checked', 'selected', 'disabled', 'hidden', 'required', 'open'].includes(name)) {
+      element[name] = value;
+    } else {
+      element.setAttribute(name, value === true ? '' : String(value));
+    }
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(element, child);
+    else if (child instanceof Node) element.appendChild(child);
+    else element.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+/** Empties `element` and fills it with `children`. */
+export function replace(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** A text input (or `type` number, date, password, …) named for the API member `name`. */
+export function input(name, { type = 'text', value = '', required = false, ...rest } = {}) {
+  return h('input', { id: uid(), name, type, value: value ?? '', required, 'data-field': name, ...rest });
+}
+
+/** A select of `[value, label]` pairs (or plain values); `blank` adds an empty first choice. */
+export function select(name, options, { value = '', blank = null, required = false } = {}) {
+  const control = h('select', { id: uid(), name, required, 'data-field': name });
+  if (blank !== null) control.appendChild(h('option', { value: '' }, blank));
+  for (const option of options) {
+    const [optionValue, label] = Array.isArray(option) ? option : [option, option];
+    control.appendChild(h('option', { value: optionValue, selected: String(optionValue) === String(value ?? '') }, label));
+  }
+  return control;
+}
+
+/** A checkbox group in a fieldset; `.values()` gives the checked values. */
+export function checkboxes(name, legend, options, chosen = []) {
+  const boxes = options.map((option) => {
+    const [value, label] = Array.isArray(option) ? option : [option, option];
+    const box = h('input', { type: 'checkbox', id: uid(), value, checked: chosen.includes(value) });
+    return { value, box, label };
+  });
+  const set = h('fieldset', { class: 'checks', 'data-field': name },
+    h('legend', {}, legend),
+    boxes.map(({ box, label }) => h('span', { class: 'check' }, box, h('label', { for: box.id }, label))),
+    h('p', { class: 'error', 'aria-live': 'polite' }));
+  set.values = () => boxes.filter(({ box }) => box.checked).map(({ value }) => value);
+  return set;
+}
+
+/** A labelled field: the label, the control, an optional hint and the slot for its error. */
+export function field(label, control, hint = null) {
+  const error = h('p', { class: 'error', id: uid('e'), 'aria-live': 'polite' });
+  const described = [error.id];
+  let hintNode = null;
+  if (hint) {
+    hintNode = h('p', { class: 'hint', id: uid('h') }, hint);
+    described.push(hintNode.id);
+  }
+  control.setAttribute('aria-describedby', described.join(' '));
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hintNode, error);
+}
+
+/** A form: `onsubmit(form)` runs on submit; errors it throws are shown in the form. */
+export function form(children, onsubmit, { label = 'Save', extra = null } = {}) {
+  const box = h('div', { class: 'form-error', role: 'alert', tabindex: '-1' });
+  const button = h('button', { type: 'submit' }, label);
+  const element = h('form', { novalidate: true }, box, children, h('div', { class: 'actions' }, button, extra));
+  element.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearErrors(element);
+    button.disabled = true;
+    try {
+      await onsubmit(element);
+    } catch (error) {
+      showProblem(element, error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return element;
+}
+
+export function clearErrors(element) {
+  for (const error of element.querySelectorAll('.error')) error.textContent = '';
+  for (const invalid of element.querySelectorAll('[aria-invalid]')) invalid.removeAttribute('aria-invalid');
+  const box = element.querySelector('.form-error');
+  if (box) box.replaceChildren();
+}
+
+/** The name an error's field is shown under: `[0].value`-style prefixes of a patch dropped. */
+function candidates(field) {
+  const names = [field];
+  const stripped = field.replace(/^\[\d+\]\.?/, '');
+  if (stripped !== field) names.push(stripped);
+  return names;
+}
+
+/** The error slot of the nearest field or fieldset around `target` that has one of its own. */
+function errorSlot(target) {
+  for (let node = target; node && node.tagName !== 'FORM'; node = node.parentElement) {
+    if (node.matches('.field, fieldset')) {
+      const slot = node.querySelector(':scope > .error');
+      if (slot) return slot;
+    }
+  }
+  return null;
+}
+
+/**
+ * Shows a Problem in `element`: each of its `errors` beside the control whose `data-field` is
+ * the error's `field`; the rest, and the detail, in the form's error box. Focuses the first.
+ */
+export function showProblem(element, error) {
+  const box = element.querySelector('.form-error');
+  const loose = [];
+  let first = null;
+  for (const { field: name, message } of error.errors || []) {
+    const target = candidates(name)
+      .map((candidate) => element.querySelector(`[data-field="${CSS.escape(candidate)}"]`))
+      .find(Boolean);
+    if (!target) {
+      loose.push(`${name}: ${message}`);
+      continue;
+    }
+    target.setAttribute('aria-invalid', 'true');
+    const slot = errorSlot(target);
+    if (!slot) {
+      loose.push(`${name}: ${message}`);
+      continue;
+    }
+    slot.textContent = slot.textContent ? `${slot.textContent}; ${message}` : message;
+    first = first || target;
+  }
+  if (box) {
+    const lines = [explain(error)];
+    if (loose.length) lines.push(...loose);
+    if (!(error.errors || []).length || loose.length || !first) {
+      box.replaceChildren(...lines.map((line) => h('p', {}, line)));
+    } else {
+      box.replaceChildren(h('p', {}, 'Please correct the fields marked below.'));
+    }
+  }
+  // The first field in error in the order of the form, whatever the order of the errors.
+  first = element.querySelector('[aria-invalid="true"]') || first;
+  (first || box)?.focus?.();
+}
+
+/** A sentence for a Problem (or any error), with what the status means for an operator. */
+export function explain(error) {
+  const message = error.message || String(error);
+  switch (error.status) {
+    case 403: return `Not allowed: ${message}`;
+    case 409: return `Conflict: ${message}`;
+    case 412: return `Refused (412 Precondition Failed): ${message}`;
+    case 429: return `Too many attempts: ${message}${error.retryAfter ? ` Try again in ${error.retryAfter} s.` : ''}`;
+    default: return message;
+  }
+}
+
+/** Shows a line in the status bar (polite live region). */
+export function status(text, kind = 'info') {
+  const bar = document.getElementById('status');
+  bar.className = `status ${kind}`;
+  bar.textContent = text;
+  bar.dataset.at = String(Date.now());
+}
+
+/** Clears the status bar unless it was written in the last moments (by the action that led here). */
+export function fadeStatus() {
+  const bar = document.getElementById('status');
+  if (Date.now() - Number(bar.dataset.at || 0) > 1500) {
+    bar.className = 'status';
+    bar.textContent = '';
+  }
+}
+
+/** A table of `rows` with `columns` `[{title, value: row => node|text}]`. */
+export function table(columns, rows, caption) {
+  return h('table', {},
+    caption ? h('caption', {}, caption) : null,
+    h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col' }, column.title)))),
+    h('tbody', {}, rows.length
+      ? rows.map((row) => h('tr', {}, columns.map((column) => h('td', {}, column.value(row)))))
+      : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing matches.'))));
+}
+
+/**
+ * A table paged on the server: `load(page, pageSize)` gives `{rows, total}`; Previous and Next
+ * move one page. `.reload(toFirst)` loads again.
+ */
+export function pagedTable(columns, load, { pageSize = 20, caption = null } = {}) {
+  let current = 1;
+  const holder = h('div', { class: 'table-holder' });
+  const summary = h('span', { class: 'page-summary', 'aria-live': 'polite' });
+  const previous = h('button', { type: 'button', onclick: () => go(current - 1) }, 'Previous page');
+  const next = h('button', { type: 'button', onclick: () => go(current + 1) }, 'Next page');
+  const element = h('div', { class: 'paged' }, holder, h('div', { class: 'pager' }, previous, summary, next));
+  async function go(target) {
+    try {
+      const { rows, total } = await load(target, pageSize);
+      const pages = Math.max(1, Math.ceil(total / pageSize));
+      current = target;
+      replace(holder, table(columns, rows, caption));
+      summary.textContent = `Page ${current} of ${pages} (${total} ${total === 1 ? 'row' : 'rows'})`;
+      previous.disabled = current <= 1;
+      next.disabled = current >= pages;
+    } catch (error) {
+      replace(holder, h('p', { class: 'form-error', role: 'alert' }, explain(error)));
+    }
+  }
+  element.reload = (toFirst = false) => go(toFirst ? 1 : current);
+  element.reload(true);
+  return element;
+}
+
+/** A filter bar: the fields and a Search button; `onsearch(values)` with the named values. */
+export function filters(fields, onsearch) {
+  const element = form(fields.map(([label, control, hint]) => field(label, control, hint)), async () => {
+    const values = {};
+    for (const control of element.querySelectorAll('[data-field]')) {
+      if (control.tagName === 'FIELDSET') continue;
+      values[control.dataset.field] = control.type === 'checkbox' ? (control.checked ? 'true' : '') : control.value.trim();
+    }
+    await onsearch(values);
+  }, { label: 'Search' });
+  element.classList.add('filters');
+  element.setAttribute('role', 'search');
+  return element;
+}
+
+/** `like:` text for a case-insensitive substring filter, or nothing. */
+export function like(value) {
+  return value ? `like:${value}` : '';
+}
+
+/** A link to a console route (`#/sites/3`). */
+export function link(route, text) {
+  return h('a', { href: `#${route}` }, text);
+}
+
+/** `yyyy-MM-dd` of today (UTC). */
+export function today() {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** A date-time as the API writes it, shown in the reader's time zone. */
+export function when(value) {
+  return value ? new Date(value).toLocaleString() : '';
+}
+
+/** Copies text to the clipboard; a fallback selects it for Ctrl+C. */
+export async function copy(text, target) {
+  try {
+    await navigator.clipboard.writeText(text);
+    status('Copied to the clipboard.', 'ok');
+  } catch {
+    if (target && target.select) target.select();
+    status('Press Ctrl+C to copy the selected key.', 'info');
+  }
+}
+
+/** A heading for a page, focused so that keyboard and screen reader users land on it. */
+export function heading(text) {
+  return h('h1', { tabindex: '-1' }, text);
+}
+
+/** A read-only definition list of `[label, value]` pairs. */
+export function facts(pairs) {
+  return h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value ?? '—')]));
+}
+
+/** The parameters after `?` in the URL's fragment (`#/sites/new?customerId=3`). */
+export function hashQuery() {
+  const hash = location.hash;
+  const at = hash.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+}
+
+/** `#id` now, the record's name once read (`nameOf`); a link to `route` when given. */
+export function named(path, id, show, route = null) {
+  if (id === null || id === undefined) return '';
+  const text = document.createTextNode(`#${id}`);
+  nameOf(path, id, show).then((name) => { text.textContent = `${name} (${id})`; });
+  return route ? h('a', { href: `#${route}` }, text) : h('span', {}, text);
+}
+
+/** `fn` called once typing has paused for `ms` (search boxes that ask the server). */
+export function debounce(fn, ms = 250) {
+  let timer = null;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+}

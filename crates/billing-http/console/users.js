@@ -1,0 +1,195 @@
+// Users, roles and API keys (USERS_MANAGE for users; every role manages its own API keys).
+
+import { api, page, patch, can, currentUser } from './api.js';
+import {
+  h, replace, field, input, select, checkboxes, form, heading, pagedTable, filters, like,
+  status, explain, when, copy, table, debounce,
+} from './ui.js';
+
+const PASSWORD_RULES = 'At least 12 and at most 128 characters, any characters (not only spaces). '
+  + 'The user can be signed in everywhere with it until it is changed.';
+
+let rolesCache = null;
+
+/** The five roles with their permissions (`/v1/user-roles`, one page holds them all). */
+async function roles() {
+  if (!rolesCache) rolesCache = (await page('/v1/user-roles', { page: 1, pageSize: 100 })).rows;
+  return rolesCache;
+}
+
+/** A multi-select of contract owners, refined by name on the server (a page at a time). */
+function contractOwnerPicker(chosen = []) {
+  const list = h('select', { id: `co-${Math.random().toString(36).slice(2)}`, multiple: true, size: 5, 'data-field': 'contractOwnerIds' });
+  const search = input('contractOwnerSearch', { type: 'search', placeholder: 'Name contains…' });
+  const selected = new Set(chosen.map(String));
+  async function load() {
+    for (const option of list.selectedOptions) selected.add(option.value);
+    for (const option of list.options) if (!option.selected) selected.delete(option.value);
+    const { rows } = await page('/v1/contract-owners', { page: 1, pageSize: 50, sort: 'name', name: like(search.value.trim()) });
+    const shown = new Set(rows.map((row) => String(row.id)));
+    const extra = [...selected].filter((id) => !shown.has(id)).map((id) => ({ id, name: `contract owner ${id}` }));
+    replace(list, [...extra, ...rows].map((row) => h('option', { value: row.id, selected: selected.has(String(row.id)) }, `${row.name} (${row.id})`)));
+  }
+  search.addEventListener('input', debounce(() => { load().catch(() => {}); }));
+  load().catch(() => {});
+  const element = h('div', { class: 'picker grid' },
+    field('Find contract owners', search),
+    field('Contract owners (none chosen: every contract owner; not for administrators)', list));
+  element.values = () => [...list.selectedOptions].map((option) => Number(option.value));
+  return element;
+}
+
+export async function usersPage(main) {
+  const allRoles = await roles();
+  const roleCodes = allRoles.map((role) => [role.code, `${role.name} (${role.code})`]);
+  let query = {};
+  const columns = [
+    { title: 'Username', value: (user) => user.username },
+    { title: 'E-mail', value: (user) => user.email || '' },
+    { title: 'Roles', value: (user) => user.roles.join(', ') },
+    { title: 'Contract owners', value: (user) => (user.contractOwnerIds.length ? user.contractOwnerIds.join(', ') : 'all') },
+    { title: 'Active', value: (user) => (user.active ? 'yes' : 'no') },
+    { title: 'Last sign-in', value: (user) => when(user.lastLoginDate) },
+    { title: 'Actions', value: (user) => h('span', { class: 'row-actions' },
+      h('button', { type: 'button', onclick: () => setActive(user, !user.active) }, `${user.active ? 'Deactivate' : 'Reactivate'} ${user.username}`),
+      h('button', { type: 'button', onclick: () => editRoles(user) }, `Change roles of ${user.username}`)) },
+  ];
+  const list = pagedTable(columns, (pageNumber, pageSize) => page('/v1/users', { page: pageNumber, pageSize, sort: 'username', ...query }));
+  const editor = h('section', { 'aria-label': 'Change roles', class: 'panel', hidden: true });
+
+  async function setActive(user, active) {
+    try {
+      const current = await api('GET', `/v1/users/${user.id}`);
+      await patch(`/v1/users/${user.id}`, [{ op: 'replace', path: '/active', value: active }], current.etag);
+      status(`${user.username} is ${active ? 'active again' : 'deactivated (signed out everywhere)'}.`, 'ok');
+      list.reload();
+    } catch (error) {
+      status(explain(error), 'error');
+    }
+  }
+
+  function editRoles(user) {
+    const roleBoxes = checkboxes('roles', `Roles of ${user.username}`, roleCodes, user.roles);
+    const owners = contractOwnerPicker(user.contractOwnerIds);
+    replace(editor, h('h2', {}, `Change roles of ${user.username}`), form([roleBoxes, owners], async () => {
+      const current = await api('GET', `/v1/users/${user.id}`);
+      await patch(`/v1/users/${user.id}`, [
+        { op: 'replace', path: '/roles', value: roleBoxes.values() },
+        { op: 'replace', path: '/contractOwnerIds', value: owners.values() },
+      ], current.etag);
+      editor.hidden = true;
+      status(`Roles of ${user.username} changed.`, 'ok');
+      list.reload();
+    }, { label: 'Save roles', extra: h('button', { type: 'button', onclick: () => { editor.hidden = true; } }, 'Cancel') }));
+    editor.hidden = false;
+    roleBoxes.querySelector('input').focus();
+  }
+
+  const roleFilter = select('role', roleCodes, { blank: 'Any role' });
+  const activeFilter = select('active', [['true', 'Active'], ['false', 'Inactive']], { blank: 'Active or not' });
+  const search = filters([
+    ['Username contains', input('username')],
+    ['E-mail contains', input('email')],
+    ['Role', roleFilter],
+    ['Status', activeFilter],
+  ], async (values) => {
+    query = { username: like(values.username), email: like(values.email), roles: like(values.role), active: values.active };
+    list.reload(true);
+  });
+
+  const username = input('username', { required: true, autocomplete: 'off' });
+  const email = input('email', { type: 'email', autocomplete: 'off' });
+  const password = input('password', { type: 'password', required: true, autocomplete: 'new-password' });
+  const newRoles = checkboxes('roles', 'Roles (at least one)', roleCodes, []);
+  const owners = contractOwnerPicker();
+  const createForm = form([
+    field('Username', username, '1 to 100 letters, digits, . - _ @ (case-sensitive, unique).'),
+    field('E-mail (optional)', email),
+    field('Password', password, PASSWORD_RULES),
+    newRoles,
+    owners,
+  ], async () => {
+    const body = { username: username.value.trim(), password: password.value, roles: newRoles.values(), contractOwnerIds: owners.values() };
+    if (email.value.trim()) body.email = email.value.trim();
+    const created = await api('POST', '/v1/users', { body });
+    password.value = '';
+    status(`User ${created.body.username} created.`, 'ok');
+    createForm.reset();
+    list.reload(true);
+  }, { label: 'Create user' });
+
+  replace(main, heading('Users'), search, list, editor,
+    h('section', { class: 'panel' }, h('h2', {}, 'New user'), createForm));
+}
+
+export async function rolesPage(main) {
+  const allRoles = await roles();
+  const me = currentUser();
+  replace(main, heading('Roles'),
+    h('p', {}, `You hold: ${me.roles.join(', ')}. Your permissions: ${me.permissions.join(', ')}.`),
+    table([
+      { title: 'Code', value: (role) => role.code },
+      { title: 'Name', value: (role) => role.name },
+      { title: 'What it is for', value: (role) => role.description },
+      { title: 'Permissions', value: (role) => h('ul', { class: 'plain' }, role.permissions.map((p) => h('li', {}, p))) },
+    ], allRoles, 'The built-in roles and what each permits'));
+}
+
+export async function apiKeysPage(main) {
+  const me = currentUser();
+  const admin = can('USERS_MANAGE');
+  const columns = [
+    { title: 'Name', value: (key) => key.name },
+    { title: 'Starts with', value: (key) => h('code', {}, key.keyPrefix) },
+    { title: 'User', value: (key) => String(key.userId) },
+    { title: 'Roles', value: (key) => key.roles.join(', ') },
+    { title: 'Created', value: (key) => when(key.createdDate) },
+    { title: 'Last used', value: (key) => when(key.lastUsedAt) || 'never' },
+    { title: 'Revoke', value: (key) => h('button', { type: 'button', disabled: me.apiKey, onclick: () => revoke(key) }, `Revoke ${key.name}`) },
+  ];
+  const list = pagedTable(columns, (pageNumber, pageSize) => page('/v1/api-keys', {
+    page: pageNumber, pageSize, sort: 'createdDate:desc', userId: admin ? '' : me.userId,
+  }));
+  async function revoke(key) {
+    if (!window.confirm(`Revoke the API key "${key.name}"? Scripts using it stop working at once.`)) return;
+    try {
+      await api('DELETE', `/v1/api-keys/${key.id}`);
+      status(`API key ${key.name} revoked.`, 'ok');
+      list.reload();
+    } catch (error) {
+      status(explain(error), 'error');
+    }
+  }
+  const shown = h('section', { class: 'panel secret', hidden: true, 'aria-live': 'polite' });
+  const name = input('name', { required: true });
+  const keyRoles = checkboxes('roles', 'Roles of the key (none ticked: all of the user\'s roles)', me.roles, []);
+  const userId = admin ? input('userId', { type: 'number', min: 1 }) : null;
+  const createForm = form([
+    field('Name', name, 'What the key is for, e.g. "nightly export".'),
+    keyRoles,
+    userId ? field('For user id (empty: yourself)', userId) : null,
+  ], async () => {
+    const body = { name: name.value.trim() };
+    const chosen = keyRoles.values();
+    if (chosen.length) body.roles = chosen;
+    if (userId && userId.value) body.userId = Number(userId.value);
+    const created = (await api('POST', '/v1/api-keys', { body })).body;
+    const keyText = h('input', { id: 'new-api-key', type: 'text', readonly: true, value: created.key, size: 60, 'aria-describedby': 'new-api-key-note' });
+    replace(shown,
+      h('h2', {}, `The key "${created.name}"`),
+      h('p', { id: 'new-api-key-note' }, 'This is the only time the key is shown: copy it now and keep it safe. Only its first characters are stored in a form that can be read back.'),
+      h('label', { for: keyText.id }, 'API key'), keyText,
+      h('button', { type: 'button', onclick: () => copy(created.key, keyText) }, 'Copy key'),
+      h('button', { type: 'button', onclick: () => { replace(shown); shown.hidden = true; } }, 'I have stored it: hide the key'));
+    shown.hidden = false;
+    keyText.focus();
+    createForm.reset();
+    list.reload(true);
+  }, { label: 'Create API key' });
+  replace(main, heading('API keys'),
+    me.apiKey ? h('p', { class: 'notice' }, 'Signed in with an API key: keys cannot be created or revoked with one.') : null,
+    h('p', {}, admin ? 'Every user\'s keys.' : 'Your keys.'),
+    list, shown,
+    me.apiKey ? null : h('section', { class: 'panel' }, h('h2', {}, 'New API key'), createForm));
+}
+

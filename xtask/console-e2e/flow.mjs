@@ -1,0 +1,299 @@
+// The console's end-to-end test (docs/console.md), run by `cargo xtask console`: the debug
+// server on a fresh SQLite database, Debian's headless Chromium, an operator's day. Every step
+// is checked in the page and, where it changed data, through the API; screenshots of the main
+// pages go to CONSOLE_SCREENSHOTS (docs/console/). Any failure exits non-zero.
+
+import {
+  check, expect, shot, signInAs, errorBeside, page, tokens, must, call, signInApi, seed, browser,
+  base, LIMITED_PASSWORD, adminPassword, READER_PASSWORD,
+} from './lib.mjs';
+
+let data;
+await check('seed the records the console works on, through the API', async () => {
+  data = await seed();
+});
+
+await check('the page loads with its security headers and shows the sign-in form', async () => {
+  const response = await page.goto(`${base}/console`);
+  const headers = response.headers();
+  expect(headers['content-security-policy']?.startsWith("default-src 'none'"), `CSP: ${headers['content-security-policy']}`);
+  expect(headers['x-frame-options'] === 'DENY', 'X-Frame-Options');
+  expect(headers['cache-control'] === 'no-store', 'Cache-Control');
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await shot('sign-in');
+});
+
+await check('a wrong password is refused with the API\'s message', async () => {
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('.form-error', { hasText: 'invalid username or password' }).waitFor();
+});
+
+await check('sign in as the administrator; no token in storage or in the URL', async () => {
+  await signInAs('admin', adminPassword);
+  const stored = await page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length);
+  expect(stored === 0, 'something was stored in the browser');
+  expect(!page.url().includes(tokens.refresh) && !/token/i.test(page.url()), `the URL holds a token: ${page.url()}`);
+  await page.getByRole('link', { name: 'Users' }).waitFor();
+});
+
+await check('create a user limited to one contract owner', async () => {
+  await page.getByRole('link', { name: 'Users' }).click();
+  await page.getByRole('heading', { name: 'Users' }).waitFor();
+  const form = page.locator('section', { has: page.getByRole('heading', { name: 'New user' }) });
+  await form.getByLabel('Username', { exact: true }).fill('limited');
+  await form.getByLabel('Password', { exact: true }).fill('short');
+  await form.getByLabel('Customer manager (CUSTOMER_MANAGER)').check();
+  await form.getByLabel(/^Contract owners/).selectOption({ label: `Acme Telecom (${data.acme.id})` });
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await form.locator('.field:has([data-field="password"]) .error').filter({ hasText: /12/ }).waitFor();
+  await form.getByLabel('Password', { exact: true }).fill(LIMITED_PASSWORD);
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await page.getByRole('cell', { name: 'limited', exact: true }).waitFor();
+  const users = await must('GET', '/v1/users?page=1&pageSize=10&username=limited', data.admin);
+  expect(users.length === 1 && users[0].contractOwnerIds[0] === data.acme.id, JSON.stringify(users));
+  await shot('users');
+});
+
+await check('deactivate and reactivate the user', async () => {
+  await page.getByRole('button', { name: 'Deactivate limited' }).click();
+  await page.getByRole('button', { name: 'Reactivate limited' }).click();
+  await page.getByRole('button', { name: 'Deactivate limited' }).waitFor();
+});
+
+await check('the roles with their permissions', async () => {
+  await page.getByRole('link', { name: 'Roles' }).click();
+  await page.getByRole('cell', { name: 'READ_ONLY', exact: true }).waitFor();
+  await shot('roles');
+});
+
+let apiKey;
+await check('create an API key: shown once, with a copy button; it works', async () => {
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('nightly export');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  const shown = page.getByLabel('API key', { exact: true });
+  await shown.waitFor();
+  apiKey = await shown.inputValue();
+  expect(/^bk_[A-Za-z0-9_-]{43}$/.test(apiKey), `key ${apiKey}`);
+  await page.getByRole('button', { name: 'Copy key' }).click();
+  await page.getByRole('cell', { name: 'nightly export', exact: true }).waitFor();
+  await shot('api-keys');
+  const answer = await call('GET', '/v1/currencies?page=1&pageSize=1', apiKey);
+  expect(answer.status === 200, `the key is refused: ${answer.status}`);
+  await page.getByRole('button', { name: 'I have stored it: hide the key' }).click();
+  expect(await page.getByLabel('API key', { exact: true }).count() === 0, 'the key is still shown');
+});
+
+let siteId;
+await check('create a site with a mistake: the error is beside the field; fixed, it is created', async () => {
+  await page.goto(`${base}/console#/sites/new?customerId=${data.bakery.id}`);
+  await page.getByRole('heading', { name: 'New site' }).waitFor();
+  await page.getByLabel('Customer', { exact: true }).selectOption(String(data.bakery.id));
+  await page.getByLabel('Site name').fill('Head office');
+  await page.getByLabel('Site reference').fill('HO');
+  await page.getByLabel('Start date').fill('2026-01-01');
+  await page.getByLabel('Address line 1').fill('1 High Street');
+  await page.getByLabel('Town').fill('Leeds');
+  await page.getByLabel('Postcode').fill('LS1 #1AA');
+  await page.getByLabel('Invoice template', { exact: true }).selectOption(String(data.template.id));
+  await page.getByLabel('Name', { exact: true }).fill('Ann');
+  await page.getByLabel('E-mail', { exact: true }).fill('ann@example.com');
+  await page.getByRole('button', { name: 'Add a contact' }).click();
+  await page.getByLabel('Name', { exact: true }).nth(1).fill('Ben');
+  await page.getByLabel('Role', { exact: true }).nth(1).selectOption('TECHNICAL');
+  await page.getByRole('button', { name: 'Create site' }).click();
+  await errorBeside('siteAddress.postcode').filter({ hasText: /./ }).waitFor();
+  await shot('site-field-error');
+  await page.getByLabel('Postcode').fill('LS1 1AA');
+  await page.getByRole('button', { name: 'Create site' }).click();
+  await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
+  siteId = Number(page.url().match(/#\/sites\/(\d+)/)[1]);
+  const site = await must('GET', `/v1/sites/${siteId}`, data.admin);
+  expect(site.siteAddress.postcode === 'LS1 1AA' && site.siteContacts.length === 2, JSON.stringify(site));
+});
+
+await check('move the invoice contact from Ann to Ben', async () => {
+  await page.getByRole('button', { name: 'Make Ben the invoice contact' }).click();
+  await page.getByRole('button', { name: 'Make Ann the invoice contact' }).waitFor();
+  const site = await must('GET', `/v1/sites/${siteId}`, data.admin);
+  const [ann, ben] = site.siteContacts;
+  expect(!ann.contactNameToAppearOnInvoice && ben.contactNameToAppearOnInvoice && ben.receiveInvoiceBy === 'POST', JSON.stringify(site.siteContacts));
+});
+
+await check('edit the site: a field error from a patch; the town and the payment method (a mandate, its status shown) changed', async () => {
+  await page.getByRole('link', { name: 'Change this site' }).click();
+  await page.getByRole('heading', { name: 'Change site Head office' }).waitFor();
+  await page.getByLabel('Town').fill('');
+  await page.getByRole('button', { name: 'Save site' }).click();
+  await errorBeside('siteAddress.town').filter({ hasText: /./ }).waitFor();
+  await page.getByLabel('Town').fill('Bradford');
+  await page.getByLabel('Payment method').selectOption('PROVIDER_D');
+  await page.getByLabel('Mandate reference').fill('MD-7');
+  await page.getByRole('button', { name: 'Save site' }).click();
+  await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
+  await page.locator('.facts dd', { hasText: 'MD-7: ACTIVE' }).waitFor();
+  const site = await must('GET', `/v1/sites/${siteId}`, data.admin);
+  expect(site.siteAddress.town === 'Bradford' && site.siteContacts[1].contactNameToAppearOnInvoice
+    && site.siteInvoiceDetails.mandateStatus === 'ACTIVE', JSON.stringify(site));
+});
+
+await check('add inventory, then end the site with its inventory (cascade)', async () => {
+  const inventory = page.locator('#inventory-form');
+  await inventory.getByLabel('Product code').fill('BROADBAND');
+  await inventory.getByLabel('Start date').fill('2026-01-01');
+  await inventory.getByRole('button', { name: 'Add inventory item' }).click();
+  await page.getByRole('cell', { name: 'BROADBAND', exact: true }).waitFor();
+  await shot('site');
+  const end = page.locator('#end-site-form');
+  await end.getByLabel('End date').fill('2026-12-31');
+  expect(await end.getByLabel(/Also end its inventory/).isChecked(), 'cascade is not offered by default');
+  await end.getByRole('button', { name: 'End site' }).click();
+  await page.locator('.facts dd', { hasText: '2026-12-31' }).first().waitFor();
+  const items = await must('GET', `/v1/inventory-items?page=1&pageSize=10&siteId=${siteId}`, data.admin);
+  expect(items.length === 1 && items[0].endDate === '2026-12-31', JSON.stringify(items));
+});
+
+await check('search customers and sites with the list filters', async () => {
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByLabel('Name contains').fill('bakery');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
+  await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+  await shot('customers');
+  await page.getByRole('link', { name: 'Sites', exact: true }).click();
+  await page.getByLabel('Only sites not ended').uncheck();
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: 'Head office' }).waitFor();
+});
+
+await check('reference data: browse with a filter; a change to an SI-maintained source is refused and explained', async () => {
+  await page.goto(`${base}/console#/reference-data/dialstrings`);
+  await page.getByRole('heading', { name: 'Dialstrings', exact: true }).waitFor();
+  await page.getByLabel('Dialstring contains').fill('4420');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
+  await page.getByRole('button', { name: 'Change 4420' }).click();
+  const editor = page.getByRole('region', { name: 'Change a record' });
+  await editor.getByLabel('End date').fill('2026-12-31');
+  await editor.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('.form-error', { hasText: 'siMaintained = true' }).waitFor();
+  await page.locator('.form-error', { hasText: 'Change them in the feed' }).waitFor();
+  await shot('reference-data');
+  await editor.getByRole('button', { name: 'Cancel' }).click();
+});
+
+await check('reference data: a dialstring of a source the API maintains is changed', async () => {
+  await page.getByLabel('Dialstring contains').fill('447');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('button', { name: 'Change 447' }).click();
+  const editor = page.getByRole('region', { name: 'Change a record' });
+  await editor.getByLabel('End date').fill('2027-06-30');
+  await editor.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('cell', { name: '2027-06-30', exact: true }).waitFor();
+  const rows = await must('GET', '/v1/dialstrings?page=1&pageSize=5&dialstring=447', data.admin);
+  expect(rows.length === 1 && rows[0].endDate === '2027-06-30', JSON.stringify(rows));
+  await page.getByRole('link', { name: 'Source charge groups' }).click();
+  await page.getByRole('search').getByLabel('Source id').fill(String(data.source.id));
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
+  await page.getByRole('cell', { name: 'MOB', exact: true }).waitFor();
+  expect(await page.getByRole('cell', { name: 'FMOB', exact: true }).count() === 0, 'the filter on the source is not applied');
+});
+
+await check('customer set-up: a billing cycle is created, the records customers name are listed', async () => {
+  await page.getByRole('link', { name: 'Customer set-up' }).click();
+  await page.getByRole('heading', { name: 'Contract owners', exact: true }).waitFor();
+  await page.getByRole('cell', { name: 'Acme Telecom', exact: true }).waitFor();
+  await page.getByRole('link', { name: 'Billing cycles' }).click();
+  const create = page.locator('section', { has: page.getByRole('heading', { name: 'New: billing cycles' }) });
+  await create.getByLabel('Name', { exact: true }).fill('Quarterly');
+  await create.getByRole('button', { name: 'Create' }).click();
+  await page.getByRole('cell', { name: 'Quarterly', exact: true }).waitFor();
+  const cycles = await must('GET', '/v1/billing-cycles?page=1&pageSize=10&name=Quarterly', data.admin);
+  expect(cycles.length === 1, JSON.stringify(cycles));
+  await shot('customer-setup');
+});
+
+await check('rate a number: the outcome and the summary row', async () => {
+  await page.getByRole('link', { name: 'Rating tester' }).click();
+  await page.getByLabel('Reference data source', { exact: true }).selectOption(String(data.source.id));
+  await page.getByLabel('Date', { exact: true }).fill('2026-06-01');
+  await page.getByLabel('Dialled number').fill('+44 7712 345678');
+  await page.getByRole('button', { name: 'Rate' }).click();
+  await page.getByRole('heading', { name: 'Outcome: DIALSTRING' }).waitFor();
+  await page.getByRole('heading', { name: 'Summary row' }).waitFor();
+  await page.locator('#rating-outcome dd', { hasText: 'UK Mobile' }).first().waitFor();
+  await shot('rating');
+  await page.getByLabel('Dialled number').fill('');
+  await page.getByLabel('Or a call class').fill('MOBILE');
+  await page.getByRole('button', { name: 'Rate' }).click();
+  await page.getByRole('heading', { name: 'Outcome: CALL_CLASS' }).waitFor();
+});
+
+await check('the audit trail: filtered by resource, each event as a diff', async () => {
+  await page.getByRole('link', { name: 'Audit trail' }).click();
+  await page.getByLabel('Resource').selectOption('sites');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: /\(\d+ rows?\)/ }).waitFor();
+  await page.locator('details summary').first().click();
+  await page.locator('table.diff ins').first().waitFor();
+  await shot('audit');
+});
+
+await check('the access token is refreshed (rotating the refresh token) before it expires', async () => {
+  const deadline = Date.now() + 75_000;
+  while (tokens.refreshes === 0 && Date.now() < deadline) await page.waitForTimeout(1000);
+  expect(tokens.refreshes > 0, 'no refresh within the token\'s lifetime');
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+});
+
+await check('sign out revokes: the last refresh token no longer works', async () => {
+  const last = tokens.refresh;
+  const revoked = page.waitForResponse((r) => r.url().endsWith('/v1/authenticate/revoke'));
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  expect((await revoked).status() === 204, 'revoke was not 204');
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  const answer = await call('POST', '/v1/authenticate/refresh', null, { refreshToken: last });
+  expect(answer.status === 401, `the old refresh token still works: ${answer.status}`);
+});
+
+await check('a user limited to one contract owner sees only its customers and no user administration', async () => {
+  await signInAs('limited', LIMITED_PASSWORD);
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+  expect(await page.getByRole('link', { name: 'Zed Corporation' }).count() === 0, 'another owner\'s customer is shown');
+  await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
+  expect(await page.getByRole('link', { name: 'Users' }).count() === 0, 'Users is offered');
+  expect(await page.getByRole('link', { name: 'Audit trail' }).count() === 0, 'Audit trail is offered');
+  await shot('limited-user');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+});
+
+await check('a READ_ONLY user sees no edit controls', async () => {
+  await signInAs('reader', READER_PASSWORD);
+  await page.goto(`${base}/console#/sites/${siteId}`);
+  await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
+  for (const control of ['Change this site', 'End site', 'Add inventory item']) {
+    expect(await page.getByRole('link', { name: control }).count() + await page.getByRole('button', { name: control }).count() === 0, `${control} is offered`);
+  }
+  await page.goto(`${base}/console#/customers`);
+  await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+  expect(await page.getByRole('button', { name: 'Create customer' }).count() === 0, 'Create customer is offered');
+  await page.goto(`${base}/console#/reference-data/dialstrings`);
+  await page.getByText('Your roles let you read these records, not change them.').waitFor();
+  expect(await page.getByRole('button', { name: /^Change / }).count() === 0, 'Change is offered');
+});
+
+await check('a reload forgets the session: sign in again', async () => {
+  await page.reload();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  // The session the reload dropped was not revoked; it ends with its tokens' lifetimes.
+  expect((await signInApi('reader', READER_PASSWORD)).length > 0, 'reader can no longer sign in');
+});
+
+await browser.close();
+console.log('console-e2e: every step passed');
