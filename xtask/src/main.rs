@@ -32,7 +32,8 @@
 //!   playwright-core (installed with npm into `target/console-e2e/`), screenshots into
 //!   `docs/console/` (`console`).
 //! - `contract [--debug]`: Spectral (spectral:oas + OWASP) over the served document, no
-//!   finding but the documented exceptions (`contract`).
+//!   finding but the documented exceptions; then every response through Prism's validating
+//!   proxy over a request set made from the document, examples included (`contract`).
 //!
 //! The last seven run the release binary, or `target/debug/billing` with `--debug` (or
 //! `XTASK_BILLING_PROFILE=debug`); docs/testing.md says more.
