@@ -101,24 +101,40 @@ pub fn run(args: &[String]) -> Result<(), String> {
     ))
 }
 
-/// The Spectral executable under `dir`, installed with npm at the pinned versions first when
-/// missing or of another version.
+/// The Spectral and Prism executables' directory under `dir`, installed with npm at the
+/// pinned versions first when missing or of another version; Spectral's executable.
 fn ensure_spectral(dir: &Path) -> Result<PathBuf, String> {
-    let executable = dir.join("node_modules/.bin/spectral");
-    let manifest = dir.join("package.json");
+    npm_packages(
+        dir,
+        "billing-contract-checks",
+        &[
+            ("@stoplight/spectral-cli", SPECTRAL_CLI),
+            ("@stoplight/spectral-owasp-ruleset", OWASP_RULESET),
+            ("@stoplight/prism-cli", PRISM_CLI),
+        ],
+    )?;
+    Ok(dir.join("node_modules/.bin/spectral"))
+}
+
+/// Installs `packages` (name, exact version) with npm into `dir` unless its `package.json`
+/// already names exactly them and they are installed.
+pub(crate) fn npm_packages(
+    dir: &Path,
+    name: &str,
+    packages: &[(&str, &str)],
+) -> Result<(), String> {
+    let dependencies: serde_json::Map<String, serde_json::Value> = packages
+        .iter()
+        .map(|(package, version)| ((*package).to_owned(), serde_json::json!(version)))
+        .collect();
     let wanted = serde_json::json!({
-        "name": "billing-contract-checks",
-        "private": true,
-        "dependencies": {
-            "@stoplight/spectral-cli": SPECTRAL_CLI,
-            "@stoplight/spectral-owasp-ruleset": OWASP_RULESET,
-            "@stoplight/prism-cli": PRISM_CLI,
-        }
+        "name": name, "private": true, "type": "module", "dependencies": dependencies
     })
     .to_string();
+    let manifest = dir.join("package.json");
     let current = std::fs::read_to_string(&manifest).unwrap_or_default();
-    if executable.exists() && current == wanted {
-        return Ok(executable);
+    if current == wanted && dir.join("node_modules").exists() {
+        return Ok(());
     }
     ensure_npm()?;
     std::fs::write(&manifest, &wanted).map_err(|e| e.to_string())?;
@@ -127,10 +143,10 @@ fn ensure_spectral(dir: &Path) -> Result<PathBuf, String> {
         .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
         .status()
         .map_err(|e| format!("npm: {e}"))?;
-    if status.success() && executable.exists() {
-        Ok(executable)
+    if status.success() {
+        Ok(())
     } else {
-        Err("npm install of Spectral failed".to_owned())
+        Err(format!("npm install in {} failed", dir.display()))
     }
 }
 

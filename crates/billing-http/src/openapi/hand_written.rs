@@ -90,7 +90,7 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
             "headers": { "X-Total-Count": header("X-Total-Count"), "Link": header("Link") },
             "content": { "application/json": { "schema": summary_rows } } }))]), &[400, 401, 403, 404]),
     }}));
-    rating_lookups_path(paths);
+    rating_lookups_path(paths, schemas);
     let health = |summary: &str, id: &str, description: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [], "operationId": id,
         "description": description,
@@ -134,7 +134,10 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
 }
 
 /// `POST /v1/rating/lookups`.
-pub(super) fn rating_lookups_path(paths: &mut Map<String, Value>) {
+pub(super) fn rating_lookups_path(
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) {
     use crate::routes::rating_lookups::{
         BODY_LIMIT_BYTES, MAX_ITEMS, MAX_NUMBER_CHARS, MAX_TEXT_CHARS, OUTCOMES,
     };
@@ -149,12 +152,14 @@ pub(super) fn rating_lookups_path(paths: &mut Map<String, Value>) {
     let request = json!({ "type": "object", "required": ["referenceDataSourceId", "items"], "additionalProperties": false, "properties": {
         "referenceDataSourceId": source(),
         "date": { "type": ["string", "null"], "format": "date", "maxLength": 10, "description": "The date the usage happened (yyyy-MM-dd); today (UTC) when left out." },
-        "items": { "type": "array", "minItems": 1, "maxItems": MAX_ITEMS, "items": { "type": "object", "additionalProperties": false, "properties": {
+        "items": { "type": "array", "minItems": 1, "maxItems": MAX_ITEMS, "items": { "$ref": "#/components/schemas/RatingItem" } }
+    }});
+    schemas.insert("RatingItem".into(), json!({ "type": "object", "additionalProperties": false,
+        "description": "One usage item: a dialled number, a call class, or both, and the service it was for.", "properties": {
             "dialledNumber": text(MAX_NUMBER_CHARS, "Digits; a leading + and spaces are dropped. Anything else makes this item an error (the others are rated).", "+44 113 496 0000"),
             "callClass": text(MAX_TEXT_CHARS, "Checked against ignored call classes first, then used when no dialstring matches.", "NATIONAL"),
             "serviceId": text(MAX_TEXT_CHARS, "An ignored service id in force makes the item IGNORED.", "01134960000"),
-        } } }
-    }});
+        } }));
     let mut result_members = Map::new();
     result_members.insert(
         "outcome".into(),
@@ -184,13 +189,20 @@ pub(super) fn rating_lookups_path(paths: &mut Map<String, Value>) {
     let response = json!({ "type": "object", "required": ["referenceDataSourceId", "date", "results"], "properties": {
         "referenceDataSourceId": source(),
         "date": date(false),
-        "results": { "type": "array", "maxItems": MAX_ITEMS, "description": "One per item, in order.", "items": { "type": "object", "properties": result_members } }
+        "results": { "type": "array", "maxItems": MAX_ITEMS, "description": "One per item, in order.", "items": { "$ref": "#/components/schemas/RatingResult" } }
     }});
+    schemas.insert(
+        "RatingResult".into(),
+        json!({ "type": "object", "properties": result_members,
+        "description": "An item's outcome and the members of its match, or its error." }),
+    );
+    schemas.insert("RatingRequest".into(), request);
+    schemas.insert("RatingAnswer".into(), response);
     paths.insert("/v1/rating/lookups".into(), json!({ "post": {
-        "tags": ["rating"], "summary": "Rate usage items against a source on a date",
+        "tags": ["rating"], "summary": "Rate usage items against a source on a date", "operationId": "rateUsage",
         "description": format!("Per item: an ignored service id or ignored call class in force makes it IGNORED; else the longest dialstring of the source that prefixes the number and is in force makes it DIALSTRING; else its call class in force makes it CALL_CLASS; else UNRATED. A result carries the interface 2.4 members of the match (the members its kind has; an open end date is null). Answered from the in-memory index, which every write of rating data updates before its response. Up to {MAX_ITEMS} items; the body may be up to {} MiB. Needs permission REFERENCE_DATA_READ.", BODY_LIMIT_BYTES / (1024 * 1024)),
-        "requestBody": json_body(request, "application/json"),
+        "requestBody": json_body(json!({ "$ref": "#/components/schemas/RatingRequest" }), "application/json"),
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({ "description": "The results, in item order.",
-            "content": { "application/json": { "schema": response } } }))]), &[400, 401, 403, 413, 415, 507]),
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/RatingAnswer" } } } }))]), &[400, 401, 403, 413, 415, 507]),
     }}));
 }

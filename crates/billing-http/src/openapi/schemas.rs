@@ -288,12 +288,13 @@ pub(super) fn object_schema(fields: &[Field], input: bool) -> Value {
         if input && field.access == Access::WriteOnly {
             schema["writeOnly"] = json!(true);
         }
+        // The value a body that leaves the member out gets, in words: as `default`,
+        // openapi-typescript would make the member required in the input type.
         if input
-            && let Some(default) = field
-                .default
-                .and_then(|d| serde_json::from_str::<Value>(d).ok())
+            && let Some(default) = field.default
+            && !field.description.contains("Default")
         {
-            schema["default"] = default;
+            schema["description"] = json!(format!("{} Default: `{default}`.", field.description));
         }
         if (input && field.required)
             || (!input && !field.nullable && field.access != Access::WriteOnly)
