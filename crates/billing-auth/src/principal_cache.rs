@@ -1,5 +1,5 @@
 //! The callers' current state, served from memory for at most [`PRINCIPAL_MAX_AGE`] so that an
-//! authenticated request needs no trip to the database for its caller (decisions §2: a changed
+//! authenticated request needs no trip to the database for its caller (docs/api.md "Authentication and users": a changed
 //! user takes effect "within seconds"; this keeps it to one second, and to at once for changes
 //! made through this instance, which call [`PrincipalCache::forget_all`] after they commit).
 //!

@@ -288,7 +288,7 @@ pub fn validate_site(body: &Value, mandates: &Mandates) -> Vec<String> {
         return vec!["body: must be a JSON object".to_owned()];
     };
     sites::check(site, "", &mut errors);
-    // The rules across parts, with the facts passed in (decisions §4).
+    // The rules across parts, with the facts passed in (docs/api.md "Sites").
     let details = site
         .get("siteInvoiceDetails")
         .filter(|value| !value.is_null());

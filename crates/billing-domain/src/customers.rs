@@ -1,6 +1,6 @@
-//! Customer-side code sets and rules (decisions §4).
+//! Customer-side code sets and rules (docs/api.md "Sites").
 
-/// What an invoice template lays out (decisions §4): a site's invoice template must be an
+/// What an invoice template lays out (docs/api.md "Sites"): a site's invoice template must be an
 /// INVOICE one, its summary template an INVOICE_SUMMARY one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InvoiceTemplateType {
@@ -24,7 +24,7 @@ impl crate::kinds::CodeSet for InvoiceTemplateType {
     ];
 }
 
-/// The payment providers whose mandates the platform knows (decisions §4).
+/// The payment providers whose mandates the platform knows (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MandateProvider {
     ProviderB,

@@ -34,7 +34,7 @@ pub fn currency_rate(
     errors.into_result(|| ())
 }
 
-/// A site's repayment plan: amount and remaining periods both or neither (decisions §4).
+/// A site's repayment plan: amount and remaining periods both or neither (docs/api.md "Sites").
 pub fn repayment_plan(
     repayment_plan_amount: &Option<i64>,
     repayment_plan_remaining_periods: &Option<i64>,
@@ -42,7 +42,7 @@ pub fn repayment_plan(
     crate::sites::check_repayment_plan(repayment_plan_amount, repayment_plan_remaining_periods)
 }
 
-/// Invoice details name paymentTermsInDays or preferredPaymentDay, at least one (2.7 rule 1);
+/// Invoice details name paymentTermsInDays or preferredPaymentDay, at least one (docs/api.md "Sites");
 /// the error names a member of the details (the caller adds their path).
 pub fn payment_terms(
     payment_terms_in_days: &Option<i64>,

@@ -1,3 +1,3 @@
-//! `ignored_service_ids` (decisions §3).
+//! `ignored_service_ids` (docs/api.md "Reference data").
 
 billing_domain::ignored_service_ids!(crate::stored_resource);

@@ -1,4 +1,4 @@
-//! The same value twice in force in one source on one date (decisions §3: it would make rating
+//! The same value twice in force in one source on one date (docs/api.md "Reference data": it would make rating
 //! ambiguous). Two paths can bring it about: writing a record (its value, dates or source
 //! charge group) and moving a source charge group, with its records, to another source; each
 //! is checked here. The check and the write that follows it cannot interleave with another

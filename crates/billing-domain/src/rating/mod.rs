@@ -1,6 +1,6 @@
 //! Rating: which charge group a usage record falls in.
 //!
-//! Order (decisions §3): an ignored service id or an ignored call class in force on the date
+//! Order (docs/api.md "Reference data"): an ignored service id or an ignored call class in force on the date
 //! makes the record IGNORED; else the longest dialstring of the source that prefixes the dialled
 //! number and is in force on the date makes it DIALSTRING; else the call class in force makes
 //! it CALL_CLASS; else it is UNRATED.

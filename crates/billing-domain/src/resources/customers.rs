@@ -1,6 +1,6 @@
-//! Customer-side declarations (decisions §4, interface 2.5–2.9).
+//! Customer-side declarations (docs/api.md "Sites").
 
-/// `contract_owners` (decisions §4).
+/// `contract_owners` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! contract_owners {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -35,7 +35,7 @@ macro_rules! contract_owner_sub_brands {
     } };
 }
 
-/// `billing_cycles` (decisions §4).
+/// `billing_cycles` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! billing_cycles {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -49,7 +49,7 @@ macro_rules! billing_cycles {
     } };
 }
 
-/// `invoice_templates` (decisions §4).
+/// `invoice_templates` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! invoice_templates {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -68,7 +68,7 @@ macro_rules! invoice_templates {
     } };
 }
 
-/// `customers` (decisions §4).
+/// `customers` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! customers {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -102,7 +102,7 @@ macro_rules! customers {
     } };
 }
 
-/// `custom_field_definitions` (decisions §4).
+/// `custom_field_definitions` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! custom_field_definitions {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -116,7 +116,7 @@ macro_rules! custom_field_definitions {
     } };
 }
 
-/// `payment_provider_mandates` (decisions §4).
+/// `payment_provider_mandates` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! payment_provider_mandates {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -142,7 +142,7 @@ macro_rules! payment_provider_mandates {
     } };
 }
 
-/// `adhoc_bill_runs` (decisions §4).
+/// `adhoc_bill_runs` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! adhoc_bill_runs {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)

@@ -212,7 +212,7 @@ macro_rules! parsed_part {
     }};
 }
 
-// The site documents (interface 2.5–2.9).
+// The site documents (docs/api.md "Sites").
 crate::sites!(crate::parsed);
 crate::site_addresses!(crate::parsed);
 crate::site_invoice_addresses!(crate::parsed);

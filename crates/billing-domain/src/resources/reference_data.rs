@@ -1,4 +1,4 @@
-//! Reference data declarations (decisions §3, interface 2.1–2.3).
+//! Reference data declarations (docs/api.md "Reference data", docs/api.md "Customers").
 
 /// `charge_group_categories`.
 #[macro_export]
@@ -40,7 +40,7 @@ macro_rules! charge_groups {
     } };
 }
 
-/// `locales` (2.3).
+/// `locales` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! locales {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -58,7 +58,7 @@ macro_rules! locales {
     } };
 }
 
-/// `reference_data_sources` (2.2).
+/// `reference_data_sources` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! reference_data_sources {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -80,7 +80,7 @@ macro_rules! reference_data_sources {
     } };
 }
 
-/// `reference_data_source_charge_groups` (2.1).
+/// `reference_data_source_charge_groups` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! reference_data_source_charge_groups {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -109,7 +109,7 @@ macro_rules! reference_data_source_charge_groups {
     } };
 }
 
-/// `currencies` (2.3).
+/// `currencies` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! currencies {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -135,7 +135,7 @@ macro_rules! currencies {
     } };
 }
 
-/// `tax_bands` (decisions §3).
+/// `tax_bands` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! tax_bands {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -155,7 +155,7 @@ macro_rules! tax_bands {
     } };
 }
 
-/// `currency_rates` (decisions §3).
+/// `currency_rates` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! currency_rates {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -177,7 +177,7 @@ macro_rules! currency_rates {
     } };
 }
 
-/// `ignored_service_ids` (decisions §3).
+/// `ignored_service_ids` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! ignored_service_ids {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -197,7 +197,7 @@ macro_rules! ignored_service_ids {
     } };
 }
 
-/// `dialstrings` (decisions §3).
+/// `dialstrings` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! dialstrings {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -220,7 +220,7 @@ macro_rules! dialstrings {
     } };
 }
 
-/// `call_classes` (decisions §3).
+/// `call_classes` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! call_classes {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -242,7 +242,7 @@ macro_rules! call_classes {
     } };
 }
 
-/// `ignored_call_classes` (decisions §3).
+/// `ignored_call_classes` (docs/api.md "Reference data").
 #[macro_export]
 macro_rules! ignored_call_classes {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)

@@ -1,7 +1,7 @@
-//! Site declarations (interface 2.5–2.9, decisions §4): a site and the records it owns (its
+//! Site declarations (docs/api.md "Sites"): a site and the records it owns (its
 //! address, contacts, invoice details with their own address, assigned custom fields).
 
-/// `sites` (2.5).
+/// `sites` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! sites {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -83,7 +83,7 @@ macro_rules! sites {
     } };
 }
 
-/// `site_addresses` and `site_invoice_addresses` (2.6): one address, two owners.
+/// `site_addresses` and `site_invoice_addresses` (docs/api.md "Sites"): one address, two owners.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! address_fields {
@@ -130,7 +130,7 @@ macro_rules! site_invoice_addresses {
     };
 }
 
-/// `site_contacts` (2.8).
+/// `site_contacts` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! site_contacts {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -168,7 +168,7 @@ macro_rules! site_contacts {
     } };
 }
 
-/// `site_invoice_details` (2.7).
+/// `site_invoice_details` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! site_invoice_details {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -231,7 +231,7 @@ macro_rules! site_invoice_details {
     } };
 }
 
-/// `site_assigned_custom_fields` (2.9).
+/// `site_assigned_custom_fields` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! site_assigned_custom_fields {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)
@@ -249,7 +249,7 @@ macro_rules! site_assigned_custom_fields {
     } };
 }
 
-/// `inventory_items` (decisions §4).
+/// `inventory_items` (docs/api.md "Sites").
 #[macro_export]
 macro_rules! inventory_items {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)

@@ -1,6 +1,6 @@
-//! User declarations (decisions §2).
+//! User declarations (docs/api.md "Authentication and users").
 
-/// `users` (decisions §2).
+/// `users` (docs/api.md "Authentication and users").
 #[macro_export]
 macro_rules! users {
     ($($then:ident)::+ $(, $($with:tt)*)?) => { $($then)::+! { ($($($with)*)?)

@@ -1,10 +1,10 @@
-//! The code sets and field kinds of sites (interface 2.6–2.8).
+//! The code sets and field kinds of sites (docs/api.md "Sites").
 
 use crate::error::ValidationErrors;
 use crate::kinds::{CodeSet, Kind};
 use crate::text::check_length;
 
-/// A contact's role (2.8).
+/// A contact's role (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContactRole {
     Accounts,
@@ -18,7 +18,7 @@ impl CodeSet for ContactRole {
     const CODES: &'static [&'static str] = &["ACCOUNTS", "TECHNICAL", "SALES", "GENERAL"];
 }
 
-/// How a contact receives invoices or summaries (2.8).
+/// How a contact receives invoices or summaries (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReceiveBy {
     Email,
@@ -36,11 +36,11 @@ impl CodeSet for ReceiveBy {
     const CODES: &'static [&'static str] = &["EMAIL", "POST", "EMAIL_AND_POST"];
 }
 
-/// How a site pays (2.7.1).
+/// How a site pays (docs/api.md "Sites").
 pub struct PaymentMethod;
 
 impl PaymentMethod {
-    /// The methods backed by a provider's mandate: a site paying so names one (2.7).
+    /// The methods backed by a provider's mandate: a site paying so names one (docs/api.md "Sites").
     pub const WITH_MANDATE: [&'static str; 3] = ["PROVIDER_B", "PROVIDER_C", "PROVIDER_D"];
 }
 
@@ -83,7 +83,7 @@ pub fn is_telephone_char(c: char) -> bool {
     c.is_alphanumeric() || c.is_whitespace() || "()@&.,-_£|".contains(c)
 }
 
-/// A postcode (2.6): 0..20 characters of letters, digits, whitespace and `@ . - + _`.
+/// A postcode (docs/api.md "Sites"): 0..20 characters of letters, digits, whitespace and `@ . - + _`.
 pub struct Postcode;
 
 impl Kind for Postcode {
@@ -99,7 +99,7 @@ impl Kind for Postcode {
     }
 }
 
-/// A telephone number (2.8): empty, or 4..100 characters of letters, digits, whitespace and
+/// A telephone number (docs/api.md "Sites"): empty, or 4..100 characters of letters, digits, whitespace and
 /// `( ) @ & . , - _ £ |`.
 pub struct Telephone;
 
@@ -226,7 +226,7 @@ impl Kind for IdList {
     }
 }
 
-/// One component of an invoice summary template and its position (2.7).
+/// One component of an invoice summary template and its position (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TemplateComponent {
     pub id: i64,
@@ -342,7 +342,7 @@ mod tests {
     }
 }
 
-/// A repayment plan's amount per period (2.5): 1..100000 major currency units, at most 2
+/// A repayment plan's amount per period (docs/api.md "Sites"): 1..100000 major currency units, at most 2
 /// decimal places, exact (never a float).
 pub type RepaymentAmount = crate::kinds::Decimal<2, 1, 100_000>;
 

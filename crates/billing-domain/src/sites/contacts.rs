@@ -1,4 +1,4 @@
-//! The invoice contact of a site (2.8, decisions §4): at most one contact has
+//! The invoice contact of a site (docs/api.md "Sites"): at most one contact has
 //! `contactNameToAppearOnInvoice`; when none is marked the first becomes it, receiving invoices
 //! by EMAIL when it has an address, else by POST; a contact marked explicitly must say how it
 //! receives them; marking another contact moves the flag off the previous one.

@@ -1,4 +1,4 @@
-//! Where a site's invoices go and how they are paid (2.5, 2.7, decisions §4). The stored facts
+//! Where a site's invoices go and how they are paid (docs/api.md "Sites"). The stored facts
 //! a rule needs (the mandate named, the receiving site) are looked up by the caller and passed
 //! in; `None` means there is no such record.
 
@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use crate::error::ValidationErrors;
 use crate::sites::codes::PaymentMethod;
 
-/// The mandate statuses a PROVIDER_B site accepts (2.7 rule 2); compared ignoring ASCII case.
+/// The mandate statuses a PROVIDER_B site accepts (docs/api.md "Sites"); compared ignoring ASCII case.
 pub const PROVIDER_B_STATUSES: [&str; 7] = [
     "Created",
     "Pending Submission",
@@ -41,7 +41,7 @@ fn member(path: &str, name: &str) -> String {
     }
 }
 
-/// Exactly one of `siteInvoiceDetails` and `siteIdReceivingInvoice` (decisions §4).
+/// Exactly one of `siteInvoiceDetails` and `siteIdReceivingInvoice` (docs/api.md "Sites").
 pub fn check_invoice_routing(
     has_invoice_details: bool,
     site_id_receiving_invoice: Option<i64>,
@@ -60,7 +60,7 @@ pub fn check_invoice_routing(
 }
 
 /// The receiving site belongs to the same customer, receives invoices itself and has not
-/// ended (decisions §4). `this_site` is the site being written (`None` on create).
+/// ended (docs/api.md "Sites"). `this_site` is the site being written (`None` on create).
 pub fn check_receiving_site(
     this_site: Option<i64>,
     customer_id: i64,
@@ -92,7 +92,7 @@ pub fn check_receiving_site(
     }
 }
 
-/// paymentTermsInDays or preferredPaymentDay, at least one (2.7 rule 1); their ranges are
+/// paymentTermsInDays or preferredPaymentDay, at least one (docs/api.md "Sites"); their ranges are
 /// their kinds'. `path` is the invoice details' path (`siteInvoiceDetails`).
 pub fn check_payment_terms(
     path: &str,

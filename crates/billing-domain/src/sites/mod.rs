@@ -1,4 +1,4 @@
-//! The rules of a customer site (interface 2.5–2.9, decisions §4), as pure functions and
+//! The rules of a customer site (docs/api.md "Sites"), as pure functions and
 //! kinds: field rules are kinds (`Postcode`, `Telephone`, `Email`, `Integer<0, 365>`, …), and
 //! the rules that span fields or elements take the values, and any stored facts they need
 //! (a mandate, the receiving site), as arguments. Nothing here reads a database, so a batch
@@ -21,13 +21,13 @@ pub use repayment::check_repayment_plan;
 
 use chrono::NaiveDate;
 
-/// An address (2.6), parsed.
+/// An address (docs/api.md "Sites"), parsed.
 pub use crate::resources::parsed::site_addresses::{
     Draft as SiteAddressDraft, Parsed as SiteAddress,
 };
-/// A contact (2.8), parsed; the rule across contacts is [`SiteContacts`].
+/// A contact (docs/api.md "Sites"), parsed; the rule across contacts is [`SiteContacts`].
 pub use crate::resources::parsed::site_contacts::{Draft as ContactDraft, Parsed as Contact};
-/// Invoice details (2.7), parsed; the mandate rule is [`check_mandate`].
+/// Invoice details (docs/api.md "Sites"), parsed; the mandate rule is [`check_mandate`].
 pub use crate::resources::parsed::site_invoice_details::{
     Draft as SiteInvoiceDetailsDraft, Parsed as SiteInvoiceDetails,
 };
@@ -36,7 +36,7 @@ pub use crate::resources::parsed::site_invoice_details::{
 pub use crate::resources::parsed::sites::{Draft as SiteDraft, Parsed as Site};
 
 /// A site is ended when its end date is before `today` (UTC): it ends at the end of its
-/// end date (interface §3).
+/// end date (docs/api.md "Sites").
 pub fn is_ended(end_date: Option<NaiveDate>, today: NaiveDate) -> bool {
     end_date.is_some_and(|end| end < today)
 }

@@ -1,10 +1,10 @@
-//! A site's repayment plan (2.5): an amount per period and the periods remaining, both or
+//! A site's repayment plan (docs/api.md "Sites"): an amount per period and the periods remaining, both or
 //! neither. The amount's own rule is the kind [`RepaymentAmount`](super::codes::RepaymentAmount);
 //! it is held in hundredths.
 
 use crate::error::ValidationErrors;
 
-/// repaymentPlanAmount and repaymentPlanRemainingPeriods go together (decisions §4).
+/// repaymentPlanAmount and repaymentPlanRemainingPeriods go together (docs/api.md "Sites").
 pub fn check_repayment_plan(
     repayment_plan_amount: &Option<i64>,
     repayment_plan_remaining_periods: &Option<i64>,

@@ -1,4 +1,4 @@
-//! Records of another resource created inside a create (decisions §4: `POST /v1/customers`
+//! Records of another resource created inside a create (docs/api.md "Sites": `POST /v1/customers`
 //! may carry `sites`, each with `customerId: 0`): the parent is created, then each embedded
 //! body, with the parent's new id in its parent member, exactly as its own `POST` would create
 //! it (member checks at every depth, rules, scope, audit), all in the parent's transaction.

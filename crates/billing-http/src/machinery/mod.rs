@@ -1,4 +1,4 @@
-//! The conventions of decisions §1, written once: every resource declares itself through
+//! The conventions of docs/api.md "Everywhere", written once: every resource declares itself through
 //! [`resource::Resource`] and these modules serve it.
 
 pub mod audit;

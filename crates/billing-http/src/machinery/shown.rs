@@ -1,5 +1,5 @@
 //! Records of other resources shown whole inside a record: a locale shows its country and its
-//! currency, a source shows its locale (2.2, 2.3). The declaration says it once per member,
+//! currency, a source shows its locale (docs/api.md "Reference data"). The declaration says it once per member,
 //! `currency_id: required Id shown_as(currency, currencies)`: the table stores the key, a
 //! response shows the referenced record under `currency`, a body gives `{"currency": {"id": 3}}`
 //! (the record's other members may be sent back as they were read and are ignored), filters

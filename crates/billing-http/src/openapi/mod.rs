@@ -148,7 +148,7 @@ fn tags(resources: &[ResourceDoc]) -> Value {
         ("currency-rates", ""),
         (
             "reference-data-summary",
-            "The rating rows of a call class, a dialstring or a charge group (interface 2.4).",
+            "The rating rows of a call class, a dialstring or a charge group.",
         ),
         (
             "rating",

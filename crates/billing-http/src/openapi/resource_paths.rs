@@ -125,6 +125,51 @@ fn bulk_update_example(fields: &[Field]) -> Value {
     json!([change])
 }
 
+/// OpenAPI links from a create's answer to what can be done with the new record (its `id`),
+/// so that a client or a stateful tester (schemathesis) follows them with a real id.
+fn created_links(resource: &ResourceDoc) -> Value {
+    let ops = resource.operations;
+    let mut links = Map::new();
+    for (enabled, verb, name, description) in [
+        (
+            ops.get,
+            "get",
+            "GetCreated",
+            "Read the record just created.",
+        ),
+        (
+            ops.replace,
+            "replace",
+            "ReplaceCreated",
+            "Replace the record just created.",
+        ),
+        (
+            ops.patch,
+            "patch",
+            "PatchCreated",
+            "Patch the record just created.",
+        ),
+        (
+            ops.delete,
+            "delete",
+            "DeleteCreated",
+            "Delete the record just created.",
+        ),
+    ] {
+        if enabled {
+            links.insert(
+                name.to_owned(),
+                json!({
+                    "operationId": operation_id(verb, resource.noun),
+                    "parameters": { "id": "$response.body#/id" },
+                    "description": description,
+                }),
+            );
+        }
+    }
+    Value::Object(links)
+}
+
 /// A request body with `example` under its media type (what Swagger UI's "Try it out" sends).
 fn with_example(mut body: Value, media_type: &str, example: Value) -> Value {
     body["content"][media_type]["example"] = example;
@@ -257,7 +302,8 @@ pub(super) fn resource_paths(
                 "description": "Created (or, with an Idempotency-Key seen before, the first answer again).",
                 "headers": { "Location": header("Location"), "ETag": header("ETag"),
                     "Idempotent-Replayed": header("Idempotent-Replayed") },
-                "content": { "application/json": { "schema": created } }
+                "content": { "application/json": { "schema": created } },
+                "links": created_links(resource),
             }))]), &[400, 401, 403, 409, 412, 413, 415]),
         }));
     }

@@ -1,4 +1,4 @@
-//! `/v1/adhoc-bill-runs` (decisions §4): bill runs for chosen sites. A restricted user may name
+//! `/v1/adhoc-bill-runs` (docs/api.md "Sites"): bill runs for chosen sites. A restricted user may name
 //! only sites of their contract owners (403); ids of other owners' sites in a run they can read
 //! are shown as ids only.
 

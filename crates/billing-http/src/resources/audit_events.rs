@@ -1,4 +1,4 @@
-//! `GET /v1/audit-events` (decisions §5): the trail of every write, for administrators.
+//! `GET /v1/audit-events` (docs/operations.md): the trail of every write, for administrators.
 //! Read-only; written by the machinery in the same transaction as each write.
 
 use billing_auth::AuthenticatedUser;

@@ -1,4 +1,4 @@
-//! `/v1/billing-cycles` (decisions §4): the cycles customers are billed on.
+//! `/v1/billing-cycles` (docs/api.md "Sites"): the cycles customers are billed on.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, customers};

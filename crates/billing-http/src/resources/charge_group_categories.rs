@@ -1,4 +1,4 @@
-//! `/v1/charge-group-categories` (decisions §3): how charge groups are grouped and measured.
+//! `/v1/charge-group-categories` (docs/api.md "Reference data"): how charge groups are grouped and measured.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, charge_groups};

@@ -1,4 +1,4 @@
-//! `/v1/charge-groups` (decisions §3): what usage is charged as; each in one category.
+//! `/v1/charge-groups` (docs/api.md "Reference data"): what usage is charged as; each in one category.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, reference_data_source_charge_groups};

@@ -1,4 +1,4 @@
-//! `/v1/contract-owners` (decisions §4): who customers are contracted with, each with its
+//! `/v1/contract-owners` (docs/api.md "Sites"): who customers are contracted with, each with its
 //! sub-brands (an owned list: written with the owner, in one transaction).
 
 use billing_auth::AuthenticatedUser;

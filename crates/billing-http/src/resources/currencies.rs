@@ -1,4 +1,4 @@
-//! `/v1/currencies`: currencies with their display names and formats (2.3).
+//! `/v1/currencies`: currencies with their display names and formats (docs/api.md "Reference data").
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, locales};

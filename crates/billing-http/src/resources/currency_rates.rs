@@ -1,4 +1,4 @@
-//! `/v1/currency-rates` (decisions §3): exact exchange rates from a date on.
+//! `/v1/currency-rates` (docs/api.md "Reference data"): exact exchange rates from a date on.
 
 use crate::machinery::declared::Hooks;
 

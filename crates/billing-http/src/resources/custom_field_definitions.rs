@@ -1,4 +1,4 @@
-//! `/v1/custom-field-definitions` (decisions §4): the custom fields sites can carry.
+//! `/v1/custom-field-definitions` (docs/api.md "Sites"): the custom fields sites can carry.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, custom_field_definitions};

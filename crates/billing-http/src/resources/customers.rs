@@ -1,4 +1,4 @@
-//! `/v1/customers` (decisions §4): scoped by contract owner; the sub-brand, when given, must be
+//! `/v1/customers` (docs/api.md "Sites"): scoped by contract owner; the sub-brand, when given, must be
 //! one of the contract owner's.
 
 use billing_auth::AuthenticatedUser;

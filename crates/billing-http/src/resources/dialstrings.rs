@@ -1,4 +1,4 @@
-//! `/v1/dialstrings` (decisions §3): rated as a source charge group; siMaintained sources are
+//! `/v1/dialstrings` (docs/api.md "Reference data"): rated as a source charge group; siMaintained sources are
 //! refused (412) and one dialstring is in force once per source and date (409).
 
 use billing_auth::AuthenticatedUser;

@@ -1,4 +1,4 @@
-//! `/v1/ignored-call-classes` (decisions §3): call classes a source does not rate; a source
+//! `/v1/ignored-call-classes` (docs/api.md "Reference data"): call classes a source does not rate; a source
 //! with siMaintained = true is refused (412).
 
 use billing_auth::AuthenticatedUser;

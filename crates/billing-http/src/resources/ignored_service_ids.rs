@@ -1,4 +1,4 @@
-//! `/v1/ignored-service-ids` (decisions §3): service ids rating leaves alone.
+//! `/v1/ignored-service-ids` (docs/api.md "Reference data"): service ids rating leaves alone.
 
 use crate::machinery::declared::Hooks;
 

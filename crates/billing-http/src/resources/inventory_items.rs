@@ -1,4 +1,4 @@
-//! `/v1/inventory-items` (decisions §4): products attached to sites, scoped through the site's
+//! `/v1/inventory-items` (docs/api.md "Sites"): products attached to sites, scoped through the site's
 //! customer; a site patch with `cascade_end_date: true` ends them with the site.
 
 use crate::machinery::declared::Hooks;

@@ -1,4 +1,4 @@
-//! `/v1/invoice-templates` (decisions §4): invoice layouts; a template's type is create-only.
+//! `/v1/invoice-templates` (docs/api.md "Sites"): invoice layouts; a template's type is create-only.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, invoice_templates};

@@ -1,4 +1,4 @@
-//! `/v1/locales`: a country and a currency used together (2.3), each shown whole; created
+//! `/v1/locales`: a country and a currency used together (docs/api.md "Reference data"), each shown whole; created
 //! with `{country: {code}, currency: {id}}`.
 
 use billing_auth::AuthenticatedUser;

@@ -1,4 +1,4 @@
-//! `/v1/payment-provider-mandates` (decisions §4): the mandates sites name by reference.
+//! `/v1/payment-provider-mandates` (docs/api.md "Sites"): the mandates sites name by reference.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, sites};

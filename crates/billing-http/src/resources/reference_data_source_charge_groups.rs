@@ -1,4 +1,4 @@
-//! `/v1/reference-data-source-charge-groups` (4.3): a source's own charge groups. Data of a
+//! `/v1/reference-data-source-charge-groups` (docs/api.md "Reference data"): a source's own charge groups. Data of a
 //! source with siMaintained = true cannot be created, changed or removed here (412).
 
 use billing_auth::AuthenticatedUser;

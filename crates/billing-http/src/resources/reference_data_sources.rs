@@ -1,5 +1,5 @@
-//! `/v1/reference-data-sources` (4.2): read by every reference data reader; created, changed
-//! and removed only by administrators (decisions §3). Each shows its locale whole.
+//! `/v1/reference-data-sources` (docs/api.md "Reference data"): read by every reference data reader; created, changed
+//! and removed only by administrators (docs/api.md "Reference data"). Each shows its locale whole.
 
 use billing_auth::AuthenticatedUser;
 use billing_persistence::DbConnection;

@@ -1,4 +1,4 @@
-//! `/v1/tax-bands` (decisions §3): named tax rates, exact decimals.
+//! `/v1/tax-bands` (docs/api.md "Reference data"): named tax rates, exact decimals.
 
 use crate::machinery::declared::Hooks;
 

@@ -1,4 +1,4 @@
-//! `GET /v1/user-roles` (decisions §2): the built-in roles and their permissions; read-only,
+//! `GET /v1/user-roles` (docs/api.md "Authentication and users"): the built-in roles and their permissions; read-only,
 //! keyed by code, served with the list conventions from memory (roles are not stored).
 
 use billing_auth::AuthenticatedUser;

@@ -1,4 +1,4 @@
-//! `/v1/users` (decisions §2): API accounts, managed by administrators. `password` is
+//! `/v1/users` (docs/api.md "Authentication and users"): API accounts, managed by administrators. `password` is
 //! write-only, hashed on the hashing pool before the write's transaction; `POST` takes one
 //! user or an array (all or nothing); `PATCH /v1/users` changes several.
 

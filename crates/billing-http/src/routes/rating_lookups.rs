@@ -1,8 +1,8 @@
-//! `POST /v1/rating/lookups` (decisions §3): rates up to 10,000 usage items against one
+//! `POST /v1/rating/lookups` (docs/api.md "Reference data"): rates up to 10,000 usage items against one
 //! reference data source on one date, from the live in-memory index (`crate::live_rating`).
 //!
 //! Per item: `outcome` (DIALSTRING, CALL_CLASS, IGNORED, UNRATED) and the summary-row members
-//! (interface 2.4) of the match; a malformed dialled number is an `error` of that item alone.
+//! (docs/api.md "Reference data") of the match; a malformed dialled number is an `error` of that item alone.
 //! A body that breaks the request's shape is 400 naming the member (`items[3].callClass`).
 
 use actix_web::{HttpRequest, HttpResponse, web};

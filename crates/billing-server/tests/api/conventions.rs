@@ -1,4 +1,4 @@
-//! The shared conventions (decisions §1), exercised through charge group categories: the same
+//! The shared conventions (docs/api.md "Everywhere"), exercised through charge group categories: the same
 //! machinery serves every resource.
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! `/v1/reference-data-sources` (4.2).
+//! `/v1/reference-data-sources` (docs/api.md "Reference data").
 
 use serde_json::json;
 

@@ -1,5 +1,5 @@
 //! `/v1/sites` and `/v1/inventory-items`: a site with what it owns (address, contacts, invoice
-//! details with their own address, custom fields), every rule of 2.5–2.9 and decisions §4,
+//! details with their own address, custom fields), every rule of 2.5–2.9 and docs/api.md "Sites",
 //! the filters and HEAD of 4.5, the cascade header and contract-owner scope.
 
 use serde_json::{Value, json};
