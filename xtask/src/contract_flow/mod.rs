@@ -11,6 +11,9 @@ use serde_json::{Value, json};
 
 use crate::bench_http::{Client, Response};
 
+mod document;
+mod errors;
+
 /// The methods of an operation in a path item.
 const METHODS: [&str; 6] = ["get", "head", "post", "put", "patch", "delete"];
 /// The password of the READ_ONLY user the flow creates (12+ characters).
@@ -77,7 +80,7 @@ impl<'a> Flow<'a> {
     }
 
     /// Sends a request; records response violations and which operation it reached.
-    fn send(
+    pub(super) fn send(
         &mut self,
         method: &str,
         path: &str,
@@ -145,7 +148,7 @@ impl<'a> Flow<'a> {
     }
 
     /// A request the document says succeeds: anything but 2xx is a failure.
-    fn expect_success(&mut self, what: &str, response: &Response) -> bool {
+    pub(super) fn expect_success(&mut self, what: &str, response: &Response) -> bool {
         let ok = (200..300).contains(&response.status);
         if !ok {
             self.report.failures.push(format!(
@@ -157,7 +160,7 @@ impl<'a> Flow<'a> {
         ok
     }
 
-    fn expect_status(&mut self, what: &str, response: &Response, expected: &[u16]) {
+    pub(super) fn expect_status(&mut self, what: &str, response: &Response, expected: &[u16]) {
         if !expected.contains(&response.status) {
             self.report.failures.push(format!(
                 "{what} answered {} instead of {expected:?}: {}",
@@ -446,140 +449,6 @@ impl<'a> Flow<'a> {
         }
     }
 
-    /// The documented errors: 400, 401, 403, 404, 409 (below, deleting), 412, 413, 415, 429.
-    fn errors(&mut self, created: &[(String, String)]) {
-        let reader = self.read_only_token();
-        for (collection, record) in created {
-            let unpaged = self.send("get", collection, &[], None);
-            self.expect_status(&format!("GET {collection} without page"), &unpaged, &[400]);
-            let anonymous = self.send(
-                "get",
-                &format!("{collection}?page=1&pageSize=1"),
-                &[("Authorization", "Bearer not-a-token")],
-                None,
-            );
-            self.expect_status(
-                &format!("GET {collection} with a bad token"),
-                &anonymous,
-                &[401],
-            );
-            let empty = self.send(
-                "post",
-                collection,
-                &[],
-                Some(("application/json", "{}".into())),
-            );
-            self.expect_status(&format!("POST {collection} {{}}"), &empty, &[400, 403]);
-            let wrong_type = self.send("post", collection, &[], Some(("text/plain", "x".into())));
-            self.expect_status(&format!("POST {collection} as text"), &wrong_type, &[415]);
-            let needs_permission =
-                self.document["paths"][collection.as_str()]["post"]["description"]
-                    .as_str()
-                    .is_some_and(|text| text.contains("Needs permission"));
-            if let Some(reader) = reader.as_deref().filter(|_| needs_permission)
-                && let Ok(example) = self.request_example("post", collection)
-            {
-                let bearer = format!("Bearer {reader}");
-                let forbidden = self.send(
-                    "post",
-                    collection,
-                    &[("Authorization", &bearer)],
-                    Some(("application/json", example.to_string())),
-                );
-                self.expect_status(
-                    &format!("POST {collection} as READ_ONLY"),
-                    &forbidden,
-                    &[403],
-                );
-            }
-            let missing = format!("{collection}/999999999");
-            let response = self.send("get", &missing, &[], None);
-            self.expect_status(&format!("GET {missing}"), &response, &[404]);
-            let template = format!("{collection}/{{id}}");
-            if self.has_operation("patch", &template) {
-                let stale = self.send(
-                    "patch",
-                    record,
-                    &[("If-Match", "\"999999\"")],
-                    Some(("application/json-patch+json", "[]".into())),
-                );
-                self.expect_status(&format!("PATCH {record} with a stale ETag"), &stale, &[412]);
-            }
-        }
-        let huge = format!("{{\"name\":\"{}\"}}", "x".repeat(17 * 1024 * 1024));
-        let response = self.send(
-            "post",
-            "/v1/charge-groups",
-            &[],
-            Some(("application/json", huge)),
-        );
-        self.expect_status("a 17 MiB body", &response, &[413]);
-        for _ in 0..6 {
-            let body = json!({ "username": "nobody-at-all", "password": "wrong-password" });
-            let response = self.send(
-                "post",
-                "/v1/authenticate",
-                &[],
-                Some(("application/json", body.to_string())),
-            );
-            if response.status == 429 {
-                return;
-            }
-        }
-        self.report
-            .failures
-            .push("six failed sign-ins for one username were not throttled (429)".to_owned());
-    }
-
-    /// A READ_ONLY user's token, made through the API.
-    fn read_only_token(&mut self) -> Option<String> {
-        let mut user = self.request_example("post", "/v1/users").ok()?;
-        user["username"] = json!("contract-reader");
-        user["password"] = json!(READER_PASSWORD);
-        user["roles"] = json!(["READ_ONLY"]);
-        if let Some(members) = user.as_object_mut() {
-            members.remove("contractOwnerIds");
-        }
-        let made = self.send(
-            "post",
-            "/v1/users",
-            &[],
-            Some(("application/json", user.to_string())),
-        );
-        if !self.expect_success("creating a READ_ONLY user", &made) {
-            return None;
-        }
-        let body = json!({ "username": "contract-reader", "password": READER_PASSWORD });
-        let signed = self.send(
-            "post",
-            "/v1/authenticate",
-            &[("Authorization", "")],
-            Some(("application/json", body.to_string())),
-        );
-        let tokens: Value = serde_json::from_str(&signed.body).ok()?;
-        tokens["token"].as_str().map(str::to_owned)
-    }
-
-    /// Deletes what was created: first in creation order (a record still referenced is 409,
-    /// naming who refers to it), then what is left, newest first.
-    fn delete(&mut self, created: &[(String, String)]) {
-        let mut left = Vec::new();
-        for (collection, record) in created {
-            if !self.has_operation("delete", &format!("{collection}/{{id}}")) {
-                continue;
-            }
-            let response = self.send("delete", record, &[], None);
-            self.expect_status(&format!("DELETE {record}"), &response, &[204, 409]);
-            if response.status == 409 {
-                left.push(record.clone());
-            }
-        }
-        for record in left.iter().rev() {
-            let response = self.send("delete", record, &[], None);
-            self.expect_status(&format!("DELETE {record} at last"), &response, &[204, 409]);
-        }
-    }
-
     fn check_every_operation_reached(&mut self) {
         for op in self.operations() {
             if !self
@@ -592,113 +461,6 @@ impl<'a> Flow<'a> {
                     .push(format!("{} {} was never reached", op.method, op.path));
             }
         }
-    }
-
-    fn operations(&self) -> Vec<Operation> {
-        let mut found = Vec::new();
-        for (path, item) in self.document["paths"].as_object().into_iter().flatten() {
-            for method in METHODS {
-                if let Some(spec) = item.get(method) {
-                    found.push(Operation {
-                        method: method.to_owned(),
-                        path: path.clone(),
-                        spec: spec.clone(),
-                    });
-                }
-            }
-        }
-        found
-    }
-
-    fn has_operation(&self, method: &str, path: &str) -> bool {
-        self.document["paths"][path].get(method).is_some()
-    }
-
-    /// A collection of a declared resource (`/v1/<name>`, with an item path).
-    fn is_resource(&self, path: &str) -> bool {
-        self.document["paths"]
-            .get(format!("{path}/{{id}}"))
-            .is_some()
-    }
-
-    /// The path template a concrete path matches (`/v1/sites/3` → `/v1/sites/{id}`).
-    fn template_of(&self, _method: &str, path: &str) -> Option<String> {
-        let path = path.split('?').next().unwrap_or(path);
-        let parts: Vec<&str> = path.split('/').collect();
-        self.document["paths"]
-            .as_object()?
-            .keys()
-            .find(|template| {
-                let pattern: Vec<&str> = template.split('/').collect();
-                pattern.len() == parts.len()
-                    && pattern.iter().zip(&parts).all(|(want, got)| {
-                        want == got || (want.starts_with('{') && !got.is_empty())
-                    })
-            })
-            .cloned()
-    }
-
-    /// The example body of an operation: its media type's `example`, else one made from its
-    /// schema as Swagger UI makes it (each member's example; objects member by member).
-    fn request_example(&self, method: &str, path: &str) -> Result<Value, String> {
-        let operation = self
-            .operations()
-            .into_iter()
-            .find(|op| op.method == method && op.path == path)
-            .ok_or_else(|| format!("no {method} {path} in the document"))?;
-        let content = &operation.spec["requestBody"]["content"];
-        let media = content
-            .as_object()
-            .and_then(|media| media.values().next())
-            .ok_or_else(|| format!("{method} {path} takes no body"))?;
-        if let Some(example) = media.get("example") {
-            return Ok(example.clone());
-        }
-        self.example_of(&media["schema"], 0)
-            .ok_or_else(|| format!("{method} {path}: no example can be made"))
-    }
-
-    fn example_of(&self, schema: &Value, depth: usize) -> Option<Value> {
-        if depth > 12 {
-            return None;
-        }
-        if let Some(example) = schema.get("example").or_else(|| schema.get("const")) {
-            return Some(example.clone());
-        }
-        if let Some(first) = schema["examples"].as_array().and_then(|all| all.first()) {
-            return Some(first.clone());
-        }
-        if let Some(reference) = schema["$ref"].as_str() {
-            let name = reference.trim_start_matches("#/components/schemas/");
-            return self.example_of(&self.document["components"]["schemas"][name], depth + 1);
-        }
-        for choice in ["oneOf", "anyOf", "allOf"] {
-            if let Some(first) = schema[choice]
-                .as_array()
-                .and_then(|all| all.iter().find(|s| s["type"] != "null"))
-            {
-                return self.example_of(first, depth + 1);
-            }
-        }
-        if let Some(default) = schema.get("default") {
-            return Some(default.clone());
-        }
-        if let Some(members) = schema["properties"].as_object() {
-            let mut object = serde_json::Map::new();
-            for (name, member) in members {
-                if member["readOnly"] == true {
-                    continue;
-                }
-                if let Some(value) = self.example_of(member, depth + 1) {
-                    object.insert(name.clone(), value);
-                }
-            }
-            return Some(Value::Object(object));
-        }
-        if schema["type"] == "array" {
-            return Some(json!([self.example_of(&schema["items"], depth + 1)?]));
-        }
-        None
     }
 }
 

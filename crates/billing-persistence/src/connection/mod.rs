@@ -2,15 +2,25 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
-use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection};
+use diesel::r2d2::{Pool, PooledConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::error::{PersistenceError, PersistenceResult, StorageError, StorageFault};
+
+mod config;
+mod pool;
+
+pub use config::{DatabaseConfig, describe_location};
+use pool::{
+    CHECKOUT_BUCKETS, ConnectionSetup, Manager, PoolEvents, SQLITE_BUSY_TIMEOUT, SQLITE_SETTINGS,
+    SQLITE_WRITE_PATIENCE, SharedEvents,
+};
+pub use pool::{PoolStatus, Pooled};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -46,228 +56,6 @@ macro_rules! on_backend {
 pub enum Backend {
     Sqlite,
     Postgres,
-}
-
-/// Where the data lives and how many connections to keep.
-#[derive(Debug, Clone)]
-pub struct DatabaseConfig {
-    /// `postgres://…` or `postgresql://…` for PostgreSQL; `sqlite://PATH` or a plain path for
-    /// SQLite. `None`: `billing.db` in `data_dir`.
-    pub url: Option<String>,
-    pub data_dir: PathBuf,
-    pub pool_size: u32,
-    pub connection_timeout: Duration,
-}
-
-/// The forms a database URL may take, for the error that names them.
-const ACCEPTED_URLS: &str = "postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, \
-     sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in \
-     the data directory";
-
-impl DatabaseConfig {
-    /// The backend and its connection string. Anything but the accepted forms is an error
-    /// naming them ([`ACCEPTED_URLS`]), never a SQLite file of that name: another scheme
-    /// (`postgress://`, `mysql://`), a PostgreSQL URL that names no database (PostgreSQL would
-    /// pick the user's own), or text without a scheme that is not a file path
-    /// (`localhost:5432/billing`). A file path starts with `/`, `./` or `../`, or ends in
-    /// `.db`, `.sqlite` or `.sqlite3`.
-    pub fn resolve(&self) -> PersistenceResult<(Backend, String)> {
-        let refused = |why: String| {
-            Err(PersistenceError::Connection(format!(
-                "{why}; accepted: {ACCEPTED_URLS}"
-            )))
-        };
-        match self.url.as_deref() {
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                let rest = url.split_once("://").map_or("", |(_, rest)| rest);
-                let database = rest.split_once('/').map_or("", |(_, path)| {
-                    path.split(['?', '#']).next().unwrap_or_default()
-                });
-                if database.is_empty() {
-                    return refused(
-                        "DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and \
-                         PostgreSQL would use the user's own"
-                            .to_owned(),
-                    );
-                }
-                Ok((Backend::Postgres, url.to_owned()))
-            }
-            Some(url) if url.starts_with("sqlite://") => Ok((
-                Backend::Sqlite,
-                url.trim_start_matches("sqlite://").to_owned(),
-            )),
-            Some(url) => match url.split_once("://") {
-                Some((scheme, _)) => refused(format!(
-                    "DATABASE_URL has the scheme '{scheme}', which this service does not know"
-                )),
-                None if url.trim().is_empty() => refused("DATABASE_URL is empty".to_owned()),
-                None if looks_like_a_file(url) => Ok((Backend::Sqlite, url.to_owned())),
-                None => refused(format!(
-                    "DATABASE_URL '{url}' has no scheme and is not a file path"
-                )),
-            },
-            None => Ok((
-                Backend::Sqlite,
-                self.data_dir
-                    .join("billing.db")
-                    .to_string_lossy()
-                    .into_owned(),
-            )),
-        }
-    }
-}
-
-/// A `DATABASE_URL` without a scheme that names a SQLite file: a path from the root or the
-/// working directory, or a name with a SQLite file's extension.
-fn looks_like_a_file(url: &str) -> bool {
-    url.starts_with('/')
-        || url.starts_with("./")
-        || url.starts_with("../")
-        || [".db", ".sqlite", ".sqlite3"]
-            .iter()
-            .any(|extension| url.ends_with(extension))
-}
-
-macro_rules! sqlite_settings {
-    () => {
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
-    };
-}
-
-/// Settings every SQLite connection gets: wait for locks instead of failing, write-ahead log,
-/// durable commits (an acknowledged write survives a crash), foreign keys enforced. Every
-/// SQLite connection also gets a Unicode `lower` (`list::register_unicode_lower`).
-const SQLITE_PRAGMAS: &str = concat!("PRAGMA busy_timeout = 5000; ", sqlite_settings!());
-
-/// How long a SQLite writer waits for its turn among this process's writers: the busy
-/// timeout a pooled connection waits for other processes' (as in [`SQLITE_PRAGMAS`]).
-const SQLITE_WRITE_PATIENCE: Duration = Duration::from_secs(5);
-
-/// The busy timeout of a pooled SQLite connection (as in [`SQLITE_PRAGMAS`]).
-const SQLITE_BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 5000";
-
-/// [`SQLITE_PRAGMAS`] but the busy timeout: what the start's first connection runs once its own,
-/// longer timeout is set (switching a new file to WAL waits for another process's lock).
-const SQLITE_SETTINGS: &str = sqlite_settings!();
-
-#[derive(Debug)]
-struct ConnectionSetup;
-
-impl CustomizeConnection<Pooled, diesel::r2d2::Error> for ConnectionSetup {
-    fn on_acquire(&self, connection: &mut Pooled) -> Result<(), diesel::r2d2::Error> {
-        if let DbConnection::Sqlite(sqlite) = &mut connection.connection {
-            sqlite
-                .batch_execute(SQLITE_PRAGMAS)
-                .map_err(diesel::r2d2::Error::QueryError)?;
-            crate::list::register_unicode_lower(sqlite).map_err(diesel::r2d2::Error::QueryError)?;
-            crate::counts::register_connection_id(sqlite)
-                .map_err(diesel::r2d2::Error::QueryError)?;
-        }
-        Ok(())
-    }
-}
-
-/// A pooled connection, and whether it was lost: the server closed it, restarted or went
-/// away. A lost connection is dropped by the pool instead of being handed out again.
-pub struct Pooled {
-    connection: DbConnection,
-    lost: bool,
-}
-
-/// Opens connections with the backend the URL names (so a failure says why: "connection
-/// refused", not diesel's "Invalid connection url for multiconnection"), and tells the pool
-/// which ones to drop.
-#[derive(Debug)]
-struct Manager {
-    backend: Backend,
-    url: String,
-}
-
-impl ManageConnection for Manager {
-    type Connection = Pooled;
-    type Error = diesel::r2d2::Error;
-
-    fn connect(&self) -> Result<Pooled, Self::Error> {
-        let connection = match self.backend {
-            Backend::Postgres => {
-                diesel::PgConnection::establish(&self.url).map(DbConnection::Postgres)
-            }
-            Backend::Sqlite => {
-                diesel::SqliteConnection::establish(&self.url).map(DbConnection::Sqlite)
-            }
-        }
-        .map_err(diesel::r2d2::Error::ConnectionError)?;
-        Ok(Pooled {
-            connection,
-            lost: false,
-        })
-    }
-
-    fn is_valid(&self, pooled: &mut Pooled) -> Result<(), Self::Error> {
-        pooled
-            .connection
-            .batch_execute("SELECT 1")
-            .map_err(diesel::r2d2::Error::QueryError)
-    }
-
-    fn has_broken(&self, pooled: &mut Pooled) -> bool {
-        pooled.lost
-            || std::thread::panicking()
-            || diesel::r2d2::R2D2Connection::is_broken(&mut pooled.connection)
-    }
-}
-
-/// The upper bounds, in seconds, of the buckets of [`PoolStatus::checkout_buckets`]. A
-/// checkout that finds an idle connection takes a few microseconds; one in a bucket past the
-/// first waited for a connection to come back (or to be made).
-pub const CHECKOUT_BUCKETS: [f64; 6] = [0.0001, 0.001, 0.01, 0.1, 1.0, 5.0];
-
-/// What the pool reports of its checkouts, counted with relaxed atomics only: no lock and no
-/// allocation per checkout.
-#[derive(Debug, Default)]
-struct PoolEvents {
-    /// Checkouts by the first bucket of [`CHECKOUT_BUCKETS`] they fit (the last: beyond).
-    buckets: [AtomicU64; CHECKOUT_BUCKETS.len() + 1],
-    wait_nanos: AtomicU64,
-    timeouts: AtomicU64,
-}
-
-impl r2d2::HandleEvent for PoolEvents {
-    fn handle_checkout(&self, event: r2d2::event::CheckoutEvent) {
-        let waited = event.duration();
-        let seconds = waited.as_secs_f64();
-        let bucket = CHECKOUT_BUCKETS
-            .iter()
-            .position(|bound| seconds <= *bound)
-            .unwrap_or(CHECKOUT_BUCKETS.len());
-        self.buckets[bucket].fetch_add(1, Ordering::Relaxed);
-        self.wait_nanos.fetch_add(
-            u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX),
-            Ordering::Relaxed,
-        );
-    }
-
-    fn handle_timeout(&self, _event: r2d2::event::TimeoutEvent) {
-        self.timeouts.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-/// The pool as `/metrics` shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PoolStatus {
-    /// The most connections the pool keeps.
-    pub max_connections: u32,
-    /// Connections open now, busy or idle.
-    pub connections: u32,
-    /// Open connections no one holds.
-    pub idle_connections: u32,
-    /// Checkouts so far whose wait fits each bucket of [`CHECKOUT_BUCKETS`] (not cumulative),
-    /// then those beyond the last.
-    pub checkout_buckets: [u64; CHECKOUT_BUCKETS.len() + 1],
-    /// Time spent waiting for connections, over all checkouts, in seconds.
-    pub checkout_wait_seconds: f64,
-    /// Checkouts that gave up after the connection timeout.
-    pub timeouts: u64,
 }
 
 /// What opening the database did: where it is, in words that carry no password, and the
@@ -618,20 +406,6 @@ pub fn claim_for_serving(config: &DatabaseConfig) -> PersistenceResult<ServeClai
     }
 }
 
-/// The pool's event handler: the counters, shared with the [`Database`] that reads them.
-#[derive(Debug)]
-struct SharedEvents(Arc<PoolEvents>);
-
-impl r2d2::HandleEvent for SharedEvents {
-    fn handle_checkout(&self, event: r2d2::event::CheckoutEvent) {
-        self.0.handle_checkout(event);
-    }
-
-    fn handle_timeout(&self, event: r2d2::event::TimeoutEvent) {
-        self.0.handle_timeout(event);
-    }
-}
-
 /// How many times [`Database::write`] runs a transaction that lost a race on PostgreSQL
 /// before answering [`PersistenceError::WriteConflict`].
 pub const WRITE_ATTEMPTS: u32 = 5;
@@ -713,95 +487,4 @@ where
         .run_migrations(&pending)
         .map_err(|e| PersistenceError::Migration(e.to_string()))?;
     Ok(names)
-}
-
-/// Where the database is, for the start-up log: the SQLite file's path, or PostgreSQL's
-/// host, port, database and user. Never the password, nor the URL's parameters (which may
-/// hold one).
-pub fn describe_location(backend: Backend, url: &str) -> String {
-    match backend {
-        Backend::Sqlite => {
-            let path = std::path::Path::new(url);
-            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-            format!("SQLite database {}", path.display())
-        }
-        Backend::Postgres => {
-            let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-            let rest = rest.split(['?', '#']).next().unwrap_or_default();
-            let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
-            let (user, host) = match authority.rsplit_once('@') {
-                Some((credentials, host)) => (
-                    credentials.split(':').next().filter(|u| !u.is_empty()),
-                    host,
-                ),
-                None => (None, authority),
-            };
-            let host = if host.is_empty() { "localhost" } else { host };
-            let database = if database.is_empty() {
-                "(the user's default)"
-            } else {
-                database
-            };
-            match user {
-                Some(user) => {
-                    format!("PostgreSQL database {database} on {host} as user {user}")
-                }
-                None => format!("PostgreSQL database {database} on {host}"),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod url_tests {
-    use super::*;
-
-    fn resolve(url: Option<&str>) -> Result<Backend, String> {
-        DatabaseConfig {
-            url: url.map(str::to_owned),
-            data_dir: PathBuf::from("data"),
-            pool_size: 1,
-            connection_timeout: Duration::from_secs(1),
-        }
-        .resolve()
-        .map(|(backend, _)| backend)
-        .map_err(|error| error.to_string())
-    }
-
-    #[test]
-    fn the_location_never_shows_a_password() {
-        insta::assert_snapshot!(
-            describe_location(Backend::Postgres, "postgres://billing:s3cret@db.internal:5432/billing?sslmode=require&password=x"),
-            @"PostgreSQL database billing on db.internal:5432 as user billing"
-        );
-        insta::assert_snapshot!(
-            describe_location(Backend::Postgres, "postgresql://db.internal"),
-            @"PostgreSQL database (the user's default) on db.internal"
-        );
-        insta::assert_snapshot!(
-            describe_location(Backend::Sqlite, "/var/lib/billing/billing.db"),
-            @"SQLite database /var/lib/billing/billing.db"
-        );
-    }
-
-    #[test]
-    fn only_known_schemes_are_accepted() {
-        assert_eq!(resolve(None), Ok(Backend::Sqlite));
-        assert_eq!(resolve(Some("postgres://u@h/d")), Ok(Backend::Postgres));
-        assert_eq!(resolve(Some("postgresql://u@h/d")), Ok(Backend::Postgres));
-        assert_eq!(
-            resolve(Some("sqlite:///var/lib/billing.db")),
-            Ok(Backend::Sqlite)
-        );
-        assert_eq!(resolve(Some("/var/lib/billing.db")), Ok(Backend::Sqlite));
-        insta::assert_snapshot!(resolve(Some("postgress://u@h/d")).unwrap_err(), @"cannot connect to the database: DATABASE_URL has the scheme 'postgress', which this service does not know; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
-        assert!(resolve(Some("mysql://u@h/d")).is_err());
-        assert!(resolve(Some(" ")).is_err());
-        // No scheme and not a file path; a PostgreSQL URL without its database.
-        insta::assert_snapshot!(resolve(Some("localhost:5432/billing")).unwrap_err(), @"cannot connect to the database: DATABASE_URL 'localhost:5432/billing' has no scheme and is not a file path; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
-        insta::assert_snapshot!(resolve(Some("postgres://u@db.internal:5432")).unwrap_err(), @"cannot connect to the database: DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and PostgreSQL would use the user's own; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
-        assert!(resolve(Some("postgresql://u@h/?sslmode=require")).is_err());
-        assert_eq!(resolve(Some("./data/billing.db")), Ok(Backend::Sqlite));
-        assert_eq!(resolve(Some("billing.sqlite3")), Ok(Backend::Sqlite));
-    }
 }

@@ -1,0 +1,178 @@
+//! Where the data lives: `DATABASE_URL` read into a backend and a location.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::Backend;
+use crate::error::{PersistenceError, PersistenceResult};
+
+/// Where the data lives and how many connections to keep.
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    /// `postgres://…` or `postgresql://…` for PostgreSQL; `sqlite://PATH` or a plain path for
+    /// SQLite. `None`: `billing.db` in `data_dir`.
+    pub url: Option<String>,
+    pub data_dir: PathBuf,
+    pub pool_size: u32,
+    pub connection_timeout: Duration,
+}
+
+/// The forms a database URL may take, for the error that names them.
+pub(super) const ACCEPTED_URLS: &str = "postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, \
+     sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in \
+     the data directory";
+
+impl DatabaseConfig {
+    /// The backend and its connection string. Anything but the accepted forms is an error
+    /// naming them ([`ACCEPTED_URLS`]), never a SQLite file of that name: another scheme
+    /// (`postgress://`, `mysql://`), a PostgreSQL URL that names no database (PostgreSQL would
+    /// pick the user's own), or text without a scheme that is not a file path
+    /// (`localhost:5432/billing`). A file path starts with `/`, `./` or `../`, or ends in
+    /// `.db`, `.sqlite` or `.sqlite3`.
+    pub fn resolve(&self) -> PersistenceResult<(Backend, String)> {
+        let refused = |why: String| {
+            Err(PersistenceError::Connection(format!(
+                "{why}; accepted: {ACCEPTED_URLS}"
+            )))
+        };
+        match self.url.as_deref() {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                let rest = url.split_once("://").map_or("", |(_, rest)| rest);
+                let database = rest.split_once('/').map_or("", |(_, path)| {
+                    path.split(['?', '#']).next().unwrap_or_default()
+                });
+                if database.is_empty() {
+                    return refused(
+                        "DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and \
+                         PostgreSQL would use the user's own"
+                            .to_owned(),
+                    );
+                }
+                Ok((Backend::Postgres, url.to_owned()))
+            }
+            Some(url) if url.starts_with("sqlite://") => Ok((
+                Backend::Sqlite,
+                url.trim_start_matches("sqlite://").to_owned(),
+            )),
+            Some(url) => match url.split_once("://") {
+                Some((scheme, _)) => refused(format!(
+                    "DATABASE_URL has the scheme '{scheme}', which this service does not know"
+                )),
+                None if url.trim().is_empty() => refused("DATABASE_URL is empty".to_owned()),
+                None if looks_like_a_file(url) => Ok((Backend::Sqlite, url.to_owned())),
+                None => refused(format!(
+                    "DATABASE_URL '{url}' has no scheme and is not a file path"
+                )),
+            },
+            None => Ok((
+                Backend::Sqlite,
+                self.data_dir
+                    .join("billing.db")
+                    .to_string_lossy()
+                    .into_owned(),
+            )),
+        }
+    }
+}
+
+/// A `DATABASE_URL` without a scheme that names a SQLite file: a path from the root or the
+/// working directory, or a name with a SQLite file's extension.
+pub(super) fn looks_like_a_file(url: &str) -> bool {
+    url.starts_with('/')
+        || url.starts_with("./")
+        || url.starts_with("../")
+        || [".db", ".sqlite", ".sqlite3"]
+            .iter()
+            .any(|extension| url.ends_with(extension))
+}
+
+/// Where the database is, for the start-up log: the SQLite file's path, or PostgreSQL's
+/// host, port, database and user. Never the password, nor the URL's parameters (which may
+/// hold one).
+pub fn describe_location(backend: Backend, url: &str) -> String {
+    match backend {
+        Backend::Sqlite => {
+            let path = std::path::Path::new(url);
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+            format!("SQLite database {}", path.display())
+        }
+        Backend::Postgres => {
+            let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+            let rest = rest.split(['?', '#']).next().unwrap_or_default();
+            let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
+            let (user, host) = match authority.rsplit_once('@') {
+                Some((credentials, host)) => (
+                    credentials.split(':').next().filter(|u| !u.is_empty()),
+                    host,
+                ),
+                None => (None, authority),
+            };
+            let host = if host.is_empty() { "localhost" } else { host };
+            let database = if database.is_empty() {
+                "(the user's default)"
+            } else {
+                database
+            };
+            match user {
+                Some(user) => {
+                    format!("PostgreSQL database {database} on {host} as user {user}")
+                }
+                None => format!("PostgreSQL database {database} on {host}"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::*;
+
+    fn resolve(url: Option<&str>) -> Result<Backend, String> {
+        DatabaseConfig {
+            url: url.map(str::to_owned),
+            data_dir: PathBuf::from("data"),
+            pool_size: 1,
+            connection_timeout: Duration::from_secs(1),
+        }
+        .resolve()
+        .map(|(backend, _)| backend)
+        .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn the_location_never_shows_a_password() {
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgres://billing:s3cret@db.internal:5432/billing?sslmode=require&password=x"),
+            @"PostgreSQL database billing on db.internal:5432 as user billing"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgresql://db.internal"),
+            @"PostgreSQL database (the user's default) on db.internal"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Sqlite, "/var/lib/billing/billing.db"),
+            @"SQLite database /var/lib/billing/billing.db"
+        );
+    }
+
+    #[test]
+    fn only_known_schemes_are_accepted() {
+        assert_eq!(resolve(None), Ok(Backend::Sqlite));
+        assert_eq!(resolve(Some("postgres://u@h/d")), Ok(Backend::Postgres));
+        assert_eq!(resolve(Some("postgresql://u@h/d")), Ok(Backend::Postgres));
+        assert_eq!(
+            resolve(Some("sqlite:///var/lib/billing.db")),
+            Ok(Backend::Sqlite)
+        );
+        assert_eq!(resolve(Some("/var/lib/billing.db")), Ok(Backend::Sqlite));
+        insta::assert_snapshot!(resolve(Some("postgress://u@h/d")).unwrap_err(), @"cannot connect to the database: DATABASE_URL has the scheme 'postgress', which this service does not know; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
+        assert!(resolve(Some("mysql://u@h/d")).is_err());
+        assert!(resolve(Some(" ")).is_err());
+        // No scheme and not a file path; a PostgreSQL URL without its database.
+        insta::assert_snapshot!(resolve(Some("localhost:5432/billing")).unwrap_err(), @"cannot connect to the database: DATABASE_URL 'localhost:5432/billing' has no scheme and is not a file path; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
+        insta::assert_snapshot!(resolve(Some("postgres://u@db.internal:5432")).unwrap_err(), @"cannot connect to the database: DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and PostgreSQL would use the user's own; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
+        assert!(resolve(Some("postgresql://u@h/?sslmode=require")).is_err());
+        assert_eq!(resolve(Some("./data/billing.db")), Ok(Backend::Sqlite));
+        assert_eq!(resolve(Some("billing.sqlite3")), Ok(Backend::Sqlite));
+    }
+}
