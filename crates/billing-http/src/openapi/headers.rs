@@ -87,6 +87,8 @@ pub(super) fn header_components() -> Map<String, Value> {
 /// Adds to every operation of `paths` what all of them share, and to every response
 /// (`responses` being `components.responses`) the headers every answer may carry:
 /// - 500, an unexpected fault (the problem's requestId is the one to quote);
+/// - 414 and 431: a request target over 8 KiB, headers over 32 KiB (any request may send them,
+///   and a query value or a header at its documented maximum may take a request past them);
 /// - 503 wherever 401 is answered: the token's user is read from the database, which may be
 ///   unreachable;
 /// - 408 wherever a body is read: it must arrive within `BILLING_BODY_TIMEOUT_SECONDS`.
@@ -107,7 +109,7 @@ pub(super) fn common_to_every_operation(paths: &mut Value, responses: &mut Map<S
             else {
                 continue;
             };
-            let mut added = vec![500];
+            let mut added = vec![414, 431, 500];
             if answers.contains_key("401") {
                 added.push(503);
             }

@@ -236,8 +236,7 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
             "contact": { "name": "Billing platform operators", "url": "https://github.com/billing-platform/billing-service" },
             "description": "Reference data, customer sites and authentication. Errors are application/problem+json. \
                 Lists take page and pageSize and return X-Total-Count and Link headers. \
-                Any request may also be answered 405 (a method the path does not answer; see Allow), \
-                414 (a request target over 8 KiB) or 431 (headers over 32 KiB), each as problem+json. \
+                Any request may also be answered 405 (a method the path does not answer; see Allow), as problem+json. \
                 Reference data interface 1.12; customer and sites interface 1.45."
         },
         "servers": [{ "url": "/", "description": "The deployment serving this document, local, staging or production alike: paths are relative to it.", "x-internal": false }],

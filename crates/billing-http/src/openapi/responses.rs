@@ -55,7 +55,19 @@ pub(super) const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
         "The body is larger than the limit.",
         None,
     ),
+    (
+        414,
+        "UriTooLong",
+        "The request target (path and query) is over 8 KiB.",
+        None,
+    ),
     (415, "UnsupportedMediaType", "Wrong Content-Type.", None),
+    (
+        431,
+        "RequestHeaderFieldsTooLarge",
+        "The request's headers are over 32 KiB together.",
+        None,
+    ),
     (
         429,
         "TooManyRequests",

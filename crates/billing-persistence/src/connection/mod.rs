@@ -16,11 +16,11 @@ mod config;
 mod pool;
 
 pub use config::{DatabaseConfig, describe_location};
+pub use pool::{CHECKOUT_BUCKETS, PoolStatus, Pooled};
 use pool::{
-    CHECKOUT_BUCKETS, ConnectionSetup, Manager, PoolEvents, SQLITE_BUSY_TIMEOUT, SQLITE_SETTINGS,
+    ConnectionSetup, Manager, PoolEvents, SQLITE_BUSY_TIMEOUT, SQLITE_SETTINGS,
     SQLITE_WRITE_PATIENCE, SharedEvents,
 };
-pub use pool::{PoolStatus, Pooled};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
