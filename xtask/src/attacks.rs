@@ -15,8 +15,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::bench_http::{Client, Response, Server, json_id, sign_in, sign_in_as};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
+use crate::http_client::{Client, Response, json_id};
+use crate::server::{Server, sign_in, sign_in_as};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let common = Common::parse(args, crate::USAGE)?;

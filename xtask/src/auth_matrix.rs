@@ -18,8 +18,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
-use crate::bench_http::{Client, Response, sign_in, sign_in_as};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
+use crate::http_client::{Client, Response};
+use crate::server::{sign_in, sign_in_as};
 
 /// The password of every user the task creates (12+ characters).
 const USER_PASSWORD: &str = "matrix-user-password-2026";
@@ -725,7 +726,7 @@ fn matrix_backend(binary: &std::path::Path, backend: &Backend) -> Result<Report,
     Ok(report)
 }
 
-fn server_alive(mut server: crate::bench_http::Server) -> bool {
+fn server_alive(mut server: crate::server::Server) -> bool {
     server.is_running()
 }
 

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench_http::{Server, ServerOptions, workspace_root};
 use crate::hostile::Common;
+use crate::server::{Server, ServerOptions, workspace_root};
 
 const PYTHON_CLIENT_GENERATOR: &str = "0.29.1";
 /// The sign-in password the flows use (the admin's).

@@ -15,8 +15,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::bench_http::workspace_root;
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
+use crate::server::workspace_root;
 
 /// The checked-in files copied next to `node_modules`, so that node resolves playwright-core.
 const FILES: [&str; 4] = ["package.json", "package-lock.json", "lib.mjs", "flow.mjs"];

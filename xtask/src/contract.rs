@@ -13,12 +13,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench_http::workspace_root;
+use crate::server::workspace_root;
 use std::net::SocketAddr;
 
-use crate::bench_http::{Server, ServerOptions, free_local_address};
 use crate::contract_flow::Flow;
 use crate::hostile::{Backend, Common};
+use crate::server::{Server, ServerOptions, free_local_address};
 
 const SPECTRAL_CLI: &str = "6.16.3";
 const OWASP_RULESET: &str = "2.0.1";

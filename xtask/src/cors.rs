@@ -14,8 +14,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use crate::bench_http::{Client, json_id, sign_in};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
+use crate::http_client::{Client, json_id};
+use crate::server::sign_in;
 
 pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -112,7 +113,7 @@ fn serve_page() -> Result<u16, String> {
 
 /// Opens the page served on `port` in headless Chromium and returns the title it set.
 fn page_result(port: u16, api: &str, currency: u64) -> Result<String, String> {
-    let profile = crate::bench_http::fresh_temp_dir()?;
+    let profile = crate::server::fresh_temp_dir()?;
     let url =
         format!("http://127.0.0.1:{port}/?api={api}&currency={currency}&password={ADMIN_PASSWORD}");
     let output = Command::new(CHROMIUM)

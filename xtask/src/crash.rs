@@ -17,8 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::bench_http::{Client, ScratchDatabase, Server, json_id, sign_in};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
+use crate::http_client::{Client, json_id};
+use crate::server::{ScratchDatabase, Server, sign_in};
 
 /// Threads writing at once.
 const WRITERS: usize = 4;
@@ -70,7 +71,7 @@ fn crash_backend(
     eprintln!("== crash: {}", backend.name());
     hostile::fresh_log("crash", backend)?;
     let database = backend.scratch_database("crash")?;
-    let data_dir = crate::bench_http::fresh_temp_dir()?;
+    let data_dir = crate::server::fresh_temp_dir()?;
     let result = cycles_on(binary, backend, database.as_ref(), &data_dir, cycles);
     let _ = std::fs::remove_dir_all(&data_dir);
     result
@@ -286,7 +287,7 @@ fn verify(
             continue;
         }
         let name =
-            crate::bench_http::json_string_member(&response.body, "name").unwrap_or_default();
+            crate::http_client::json_string_member(&response.body, "name").unwrap_or_default();
         if name == known.acknowledged {
             known.in_flight = None;
         } else if known.in_flight.as_deref() == Some(name.as_str()) {

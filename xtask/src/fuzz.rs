@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::bench_http::{sign_in, workspace_root};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
+use crate::server::{sign_in, workspace_root};
 
 /// The schemathesis release the task installs and was last run clean with.
 pub const SCHEMATHESIS_VERSION: &str = "4.32.5";
@@ -160,7 +160,7 @@ fn fuzz_backend(
     }
     // The run must not have locked the fuzzing user out halfway: a token refused at the end
     // would mean most requests only exercised the 401 path.
-    let still = crate::bench_http::Client::new(server.address).send(
+    let still = crate::http_client::Client::new(server.address).send(
         "GET",
         "/v1/user-roles?page=1&pageSize=1",
         Some(&token),
@@ -179,6 +179,6 @@ fn fuzz_backend(
     Ok(())
 }
 
-fn server_stayed_up(mut server: crate::bench_http::Server) -> bool {
+fn server_stayed_up(mut server: crate::server::Server) -> bool {
     server.is_running()
 }

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::bench_http::{ScratchDatabase, Server, ServerOptions, workspace_root};
+use crate::server::{ScratchDatabase, Server, ServerOptions, workspace_root};
 
 /// The admin password of the servers these tasks start (16+ characters, as required).
 pub const ADMIN_PASSWORD: &str = "hostile-admin-password-2026";
@@ -70,12 +70,12 @@ impl Backend {
             .filter(|u| !u.is_empty())
         {
             Some(url) => {
-                crate::bench_http::psql(&url, "select 1")
+                crate::server::psql(&url, "select 1")
                     .map_err(|e| format!("TEST_DATABASE_URL is set but does not answer: {e}"))?;
                 backends.push(Backend::Postgres(url));
             }
             None => {
-                if crate::bench_http::psql(LOCAL_POSTGRES, "select 1").is_ok() {
+                if crate::server::psql(LOCAL_POSTGRES, "select 1").is_ok() {
                     backends.push(Backend::Postgres(LOCAL_POSTGRES.to_owned()));
                 } else {
                     eprintln!(

@@ -52,6 +52,9 @@ mod crash;
 mod deploy_check;
 mod fuzz;
 mod hostile;
+mod http_client;
+mod server;
+mod wrk;
 
 use std::process::{Command, ExitCode};
 

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 
 use serde_json::{Value, json};
 
-use crate::bench_http::{Client, Response};
+use crate::http_client::{Client, Response};
 
 mod document;
 mod errors;
