@@ -1,0 +1,311 @@
+//! Reading and checking the feed's files: every bad row reported with its file and line.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use billing_domain::dates::{Validity, parse_date};
+use billing_domain::kinds::{Kind, Text};
+use billing_domain::rating::feed::{Feed, FeedCategory, FeedChargeGroup, FeedSourceChargeGroup};
+use billing_domain::rating::{
+    CallClassRecord, DialstringRecord, IgnoredCallClassRecord, IgnoredServiceIdRecord,
+};
+use billing_domain::reference_data::ChargingUnitType;
+
+use crate::batch::BatchError;
+use crate::batch::tariff_csv::FILES;
+
+/// The bad rows found, each `file line N: column: message`.
+#[derive(Debug, Default)]
+pub(super) struct Problems(pub(super) Vec<String>);
+
+impl Problems {
+    pub(super) fn add(
+        &mut self,
+        file: &str,
+        line: u64,
+        column: &str,
+        message: impl std::fmt::Display,
+    ) {
+        self.0
+            .push(format!("{file} line {line}: {column}: {message}"));
+    }
+}
+
+/// One data line of a file.
+pub(super) struct Line<'a> {
+    pub(super) file: &'static str,
+    pub(super) number: u64,
+    pub(super) columns: &'static [&'static str],
+    pub(super) record: &'a csv::StringRecord,
+    pub(super) problems: &'a mut Problems,
+}
+
+impl Line<'_> {
+    pub(super) fn text(&mut self, column: &str) -> String {
+        let index = self.columns.iter().position(|c| *c == column);
+        index
+            .and_then(|index| self.record.get(index))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    pub(super) fn fail(&mut self, column: &str, message: impl std::fmt::Display) {
+        self.problems.add(self.file, self.number, column, message);
+    }
+
+    pub(super) fn id(&mut self, column: &str) -> i64 {
+        match self.text(column).parse::<i64>() {
+            Ok(id) if id >= 1 => id,
+            _ => {
+                self.fail(column, "expected an integer >= 1");
+                0
+            }
+        }
+    }
+
+    pub(super) fn checked<K: Kind<Value = String>>(&mut self, column: &str) -> String {
+        let value = self.text(column);
+        if let Err(message) = K::check(&value) {
+            self.fail(column, message);
+        }
+        value
+    }
+
+    pub(super) fn validity(&mut self) -> Validity {
+        let fallback = Validity::starting(chrono::NaiveDate::MIN);
+        let Some(start) = parse_date(&self.text("start_date")) else {
+            self.fail("start_date", "expected yyyy-MM-dd");
+            return fallback;
+        };
+        let end = match self.text("end_date").as_str() {
+            "" => None,
+            text => match parse_date(text) {
+                Some(date) => Some(date),
+                None => {
+                    self.fail("end_date", "expected yyyy-MM-dd or nothing");
+                    return fallback;
+                }
+            },
+        };
+        Validity::new(start, end).unwrap_or_else(|_| {
+            self.fail("end_date", "must not be before start_date");
+            fallback
+        })
+    }
+}
+
+/// Calls `each` for every data line of `file` (a missing file has none); returns how many.
+pub(super) fn read_file(
+    directory: &Path,
+    index: usize,
+    problems: &mut Problems,
+    mut each: impl FnMut(&mut Line<'_>),
+) -> Result<u64, BatchError> {
+    let (file, columns) = FILES[index];
+    let path = directory.join(file);
+    if !path.exists() {
+        return Ok(0);
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_path(&path)
+        .map_err(|e| BatchError(format!("{}: {e}", path.display())))?;
+    let header: Vec<String> = match reader.headers() {
+        Ok(header) => header.iter().map(str::to_owned).collect(),
+        Err(error) => {
+            problems.add(file, 1, "header", error);
+            return Ok(0);
+        }
+    };
+    if header != columns {
+        problems.add(file, 1, "header", format!("expected {}", columns.join(",")));
+        return Ok(0);
+    }
+    let mut record = csv::StringRecord::new();
+    let mut number = 1u64;
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => return Ok(number - 1),
+            Ok(true) => {
+                number += 1;
+                if record.len() != columns.len() {
+                    problems.add(
+                        file,
+                        number,
+                        "row",
+                        format!("expected {} fields, found {}", columns.len(), record.len()),
+                    );
+                    continue;
+                }
+                each(&mut Line {
+                    file,
+                    number,
+                    columns,
+                    record: &record,
+                    problems,
+                });
+            }
+            Err(error) => {
+                number += 1;
+                problems.add(file, number, "row", error);
+            }
+        }
+    }
+}
+
+/// A feed read from a directory, with the line of every record for later errors.
+pub(super) struct ReadFeed {
+    pub(super) feed: Feed,
+    /// `(file index, id) → line`.
+    pub(super) lines: HashMap<(usize, i64), u64>,
+}
+
+impl ReadFeed {
+    pub(super) fn line(&self, file: usize, id: i64) -> u64 {
+        self.lines.get(&(file, id)).copied().unwrap_or(0)
+    }
+}
+
+pub(super) const CATEGORIES: usize = 0;
+pub(super) const CHARGE_GROUPS: usize = 1;
+pub(super) const SOURCE_GROUPS: usize = 2;
+pub(super) const DIALSTRINGS: usize = 3;
+pub(super) const CALL_CLASSES: usize = 4;
+pub(super) const IGNORED_CLASSES: usize = 5;
+pub(super) const IGNORED_SERVICES: usize = 6;
+
+/// Reads every file, checking each row on its own and the references between files.
+pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<ReadFeed, BatchError> {
+    if !directory.is_dir() {
+        return Err(BatchError(format!(
+            "{} is not a directory",
+            directory.display()
+        )));
+    }
+    let mut feed = Feed::default();
+    let mut lines: HashMap<(usize, i64), u64> = HashMap::new();
+    let mut note = |problems: &mut Problems, file: usize, id: i64, line: u64| {
+        if id == 0 {
+            return;
+        }
+        if let Some(first) = lines.insert((file, id), line) {
+            problems.add(
+                FILES[file].0,
+                line,
+                "id",
+                format!("id {id} is already on line {first}"),
+            );
+        }
+    };
+    read_file(directory, CATEGORIES, problems, |line| {
+        let id = line.id("id");
+        let name = line.checked::<Text<1, 50>>("name");
+        let unit_text = line.text("charging_unit_type");
+        let unit = ChargingUnitType::parse("charging_unit_type", &unit_text);
+        if unit.is_err() {
+            line.fail("charging_unit_type", "expected DURATION, MB or ONE_OFF");
+        }
+        let validity = line.validity();
+        note(line.problems, CATEGORIES, id, line.number);
+        if let Ok(charging_unit_type) = unit {
+            feed.categories.push(FeedCategory {
+                id,
+                name,
+                charging_unit_type,
+                validity,
+            });
+        }
+    })?;
+    read_file(directory, CHARGE_GROUPS, problems, |line| {
+        let record = FeedChargeGroup {
+            id: line.id("id"),
+            name: line.checked::<Text<1, 255>>("name"),
+            charge_group_category_id: line.id("charge_group_category_id"),
+            validity: line.validity(),
+        };
+        note(line.problems, CHARGE_GROUPS, record.id, line.number);
+        feed.charge_groups.push(record);
+    })?;
+    read_file(directory, SOURCE_GROUPS, problems, |line| {
+        let record = FeedSourceChargeGroup {
+            id: line.id("id"),
+            name: line.checked::<Text<1, 255>>("name"),
+            code: line.checked::<Text<1, 255>>("code"),
+            charge_group_id: line.id("charge_group_id"),
+            reference_data_source_id: line.id("reference_data_source_id"),
+            validity: line.validity(),
+        };
+        note(line.problems, SOURCE_GROUPS, record.id, line.number);
+        feed.source_charge_groups.push(record);
+    })?;
+    let groups: HashSet<i64> = feed.source_charge_groups.iter().map(|g| g.id).collect();
+    let group_of = |line: &mut Line<'_>| {
+        let group = line.id("reference_data_source_charge_group_id");
+        if group != 0 && !groups.contains(&group) {
+            line.fail(
+                "reference_data_source_charge_group_id",
+                format!(
+                    "source charge group {group} is not in {}",
+                    FILES[SOURCE_GROUPS].0
+                ),
+            );
+        }
+        group
+    };
+    read_file(directory, DIALSTRINGS, problems, |line| {
+        let id = line.id("id");
+        let dialstring = line.text("dialstring");
+        if !(2..=15).contains(&dialstring.len()) || !dialstring.bytes().all(|b| b.is_ascii_digit())
+        {
+            line.fail("dialstring", "expected 2 to 15 digits");
+        }
+        let record = DialstringRecord {
+            id,
+            dialstring,
+            source_charge_group_id: group_of(line),
+            validity: line.validity(),
+        };
+        note(line.problems, DIALSTRINGS, record.id, line.number);
+        feed.dialstrings.push(record);
+    })?;
+    read_file(directory, CALL_CLASSES, problems, |line| {
+        let record = CallClassRecord {
+            id: line.id("id"),
+            call_class: line.checked::<Text<1, 255>>("call_class"),
+            source_charge_group_id: group_of(line),
+            validity: line.validity(),
+        };
+        note(line.problems, CALL_CLASSES, record.id, line.number);
+        feed.call_classes.push(record);
+    })?;
+    read_file(directory, IGNORED_CLASSES, problems, |line| {
+        let record = IgnoredCallClassRecord {
+            id: line.id("id"),
+            call_class: line.checked::<Text<1, 255>>("call_class"),
+            reference_data_source_id: line.id("reference_data_source_id"),
+            validity: line.validity(),
+        };
+        note(line.problems, IGNORED_CLASSES, record.id, line.number);
+        feed.ignored_call_classes.push(record);
+    })?;
+    read_file(directory, IGNORED_SERVICES, problems, |line| {
+        let id = line.id("id");
+        let service_id = line.checked::<Text<1, 255>>("service_id");
+        let description = line.text("description");
+        if !description.is_empty() {
+            if let Err(message) = Text::<1, 255>::check(&description) {
+                line.fail("description", message);
+            }
+            feed.ignored_service_id_descriptions.insert(id, description);
+        }
+        let record = IgnoredServiceIdRecord {
+            id,
+            service_id,
+            validity: line.validity(),
+        };
+        note(line.problems, IGNORED_SERVICES, record.id, line.number);
+        feed.ignored_service_ids.push(record);
+    })?;
+    Ok(ReadFeed { feed, lines })
+}
