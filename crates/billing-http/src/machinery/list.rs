@@ -22,6 +22,10 @@ pub struct ListShape {
     pub sort_keys: &'static [&'static str],
 }
 
+/// The most characters a list parameter's value may have (400 naming it beyond): a request
+/// target is at most 8 KiB, and a value alone should not come near it (docs/api.md, "Lists").
+pub const QUERY_VALUE_MAX_CHARS: usize = 2048;
+
 /// Parses list parameters for `R`. `page`/`pageSize` are required when `require_page`.
 pub fn parse_list_params<R: Resource>(
     pairs: &[(String, String)],
@@ -51,6 +55,13 @@ pub fn parse_list_params_of(
             continue;
         }
         seen.push(name);
+        if value.chars().count() > QUERY_VALUE_MAX_CHARS {
+            errors.push(
+                name.clone(),
+                format!("must be at most {QUERY_VALUE_MAX_CHARS} characters"),
+            );
+            continue;
+        }
         match name.as_str() {
             "page" => {
                 page = errors.collect(

@@ -253,6 +253,9 @@ pub fn reject_query(request: &HttpRequest) -> Result<(), ApiError> {
     }
 }
 
+/// The longest `If-Match` header a write reads (400 beyond): dozens of entity tags.
+pub const IF_MATCH_MAX_CHARS: usize = 1024;
+
 /// What an `If-Match` header accepts: `None` when absent, `Some(None)` for `*`, else the tags.
 pub type IfMatch = Option<Option<Vec<String>>>;
 
@@ -266,6 +269,12 @@ pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
         .to_str()
         .map_err(|_| ApiError::field("If-Match", "the header is malformed"))?
         .trim();
+    if text.len() > IF_MATCH_MAX_CHARS {
+        return Err(ApiError::field(
+            "If-Match",
+            format!("must be at most {IF_MATCH_MAX_CHARS} characters"),
+        ));
+    }
     if text == "*" {
         return Ok(Some(None));
     }

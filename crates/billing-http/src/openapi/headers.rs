@@ -6,9 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::responses::error_ref;
 
-/// The most characters a query value can have: the request target is at most 8 KiB (414
-/// beyond it).
-pub(super) const QUERY_VALUE_MAX_CHARS: u32 = 8 * 1024;
+/// The most characters a list parameter's value may have (400 beyond).
+pub(super) const QUERY_VALUE_MAX_CHARS: usize = crate::machinery::list::QUERY_VALUE_MAX_CHARS;
 /// The most characters a header value can have: the headers are at most 32 KiB together
 /// (431 beyond).
 pub(super) const HEADER_VALUE_MAX_CHARS: u32 = 32 * 1024;

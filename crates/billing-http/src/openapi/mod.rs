@@ -203,7 +203,7 @@ pub fn document(resources: &[ResourceDoc]) -> Value {
     schemas.insert("Problem".into(), json!({ "type": "object", "required": ["type", "title", "status", "detail"], "properties": {
         "type": { "type": "string", "enum": ["about:blank"] }, "title": reason,
         "status": { "type": "integer", "format": "int32", "minimum": 400, "maximum": 599 },
-        "detail": detail, "instance": { "type": "string", "pattern": "^/", "maxLength": 8192, "description": "The request's path." },
+        "detail": detail, "instance": { "type": "string", "pattern": "^(/|$)", "maxLength": 8192, "description": "The request's path; empty when the request was refused before its path was read (414, 431)." },
         "requestId": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": 200, "description": "As X-Request-Id." },
         "error": { "type": "string", "maxLength": 100, "pattern": "^[A-Za-z' -]+$", "description": "The reason phrase, as the original platform sent it." },
         "message": { "type": "string", "maxLength": PROBLEM_DETAIL_MAX_CHARS, "description": "Same as detail." },

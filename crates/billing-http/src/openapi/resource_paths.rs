@@ -5,7 +5,7 @@ use billing_domain::query::FilterKind;
 use billing_domain::roles::Permission;
 use serde_json::{Map, Value, json};
 
-use super::headers::{HEADER_VALUE_MAX_CHARS, QUERY_VALUE_MAX_CHARS, header};
+use super::headers::{QUERY_VALUE_MAX_CHARS, header};
 use super::responses::{error_ref, json_body, with_errors};
 use super::schemas::{
     DATE_TIME_MAX_CHARS, bulk_update_schema, example_of, id_schema, object_schema, row_of,
@@ -204,7 +204,7 @@ pub(super) fn resource_paths(
     let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
     let tag = [resource.path];
     let etag_header = json!({ "ETag": header("ETag") });
-    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "maxLength": HEADER_VALUE_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
+    let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "maxLength": crate::machinery::request::IF_MATCH_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
 
     let mut collection = Map::new();
     collection.insert("get".into(), json!({
