@@ -236,7 +236,7 @@ fn administrators_race(address: SocketAddr, admin_token: &str) -> Result<(), Str
             None,
         )?
         .expect_status(200, "the admin user")?;
-    let mut keeper_id = json_id(me.body.trim_start_matches('['))?;
+    let mut keeper_id = json_id(&me.body)?;
     let deactivate = r#"[{"op":"replace","path":"/active","value":false}]"#;
     for trial in 0..15 {
         let mut admins = Vec::new();

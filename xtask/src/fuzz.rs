@@ -33,12 +33,25 @@ pub fn run_with_default(args: &[String], default_examples: u64) -> Result<(), St
     let seed = hostile::env_number("FUZZ_SEED", DEFAULT_SEED)?;
     let schemathesis = ensure_schemathesis()?;
     let binary = common.binary()?;
-    let mut outcomes = Vec::new();
-    for backend in Backend::available()? {
-        let started = Instant::now();
-        let result = fuzz_backend(&schemathesis, &binary, &backend, max_examples, seed);
-        outcomes.push((backend.name(), started.elapsed(), result));
-    }
+    // The backends are fuzzed side by side (each schemathesis is one process and the server
+    // mostly waits for it); each run's report is printed when it ends.
+    let backends = Backend::available()?;
+    let outcomes: Vec<_> = std::thread::scope(|scope| {
+        let runs: Vec<_> = backends
+            .iter()
+            .map(|backend| {
+                let (schemathesis, binary) = (&schemathesis, &binary);
+                scope.spawn(move || {
+                    let started = Instant::now();
+                    let result = fuzz_backend(schemathesis, binary, backend, max_examples, seed);
+                    (backend.name(), started.elapsed(), result)
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("a fuzz run panicked"))
+            .collect()
+    });
     let mut failed = Vec::new();
     for (name, elapsed, result) in &outcomes {
         match result {
@@ -145,11 +158,18 @@ fn fuzz_backend(
          {max_examples} (report in {})",
         report_dir.display()
     );
-    let status = Command::new(schemathesis)
+    let output = Command::new(schemathesis)
         .args(&args)
         .current_dir(workspace_root())
-        .status()
+        .output()
         .map_err(|e| format!("schemathesis: {e}"))?;
+    let status = output.status;
+    eprintln!(
+        "== fuzz: {}, schemathesis' report\n{}{}",
+        backend.name(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let log = server.log_summary();
     eprintln!("{log}");
     if !status.success() {
