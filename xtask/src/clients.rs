@@ -20,15 +20,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let binary = common.binary()?;
     let dir = workspace_root().join("target").join("clients");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let document = dir.join("openapi.json");
-    let output = Command::new(&binary)
-        .arg("openapi")
-        .output()
-        .map_err(|e| format!("{}: {e}", binary.display()))?;
-    if !output.status.success() {
-        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
-    }
-    std::fs::write(&document, &output.stdout).map_err(|e| e.to_string())?;
+    crate::contract::write_document(&binary, &dir)?;
     let python = python_client(&dir)?;
     let script = workspace_root().join("xtask/clients/flow.py");
     with_server(&binary, "clients-python", |url| {

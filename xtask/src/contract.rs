@@ -32,15 +32,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let dir = workspace_root().join("target").join("contract");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let spectral = ensure_spectral(&dir)?;
-    let document = dir.join("openapi.json");
-    let output = Command::new(&binary)
-        .arg("openapi")
-        .output()
-        .map_err(|e| format!("{}: {e}", binary.display()))?;
-    if !output.status.success() {
-        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
-    }
-    std::fs::write(&document, &output.stdout).map_err(|e| e.to_string())?;
+    let document = write_document(&binary, &dir)?;
     // Spectral resolves the ruleset's packages beside the ruleset file.
     let ruleset = dir.join("spectral.yaml");
     std::fs::copy(
@@ -99,6 +91,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         lines.len(),
         lines.join("\n  ")
     ))
+}
+
+/// The document `binary` serves, written to `dir/openapi.json`; its path.
+pub(crate) fn write_document(binary: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let document = dir.join("openapi.json");
+    let output = Command::new(binary)
+        .arg("openapi")
+        .output()
+        .map_err(|e| format!("{}: {e}", binary.display()))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    std::fs::write(&document, &output.stdout).map_err(|e| e.to_string())?;
+    Ok(document)
 }
 
 /// The Spectral and Prism executables' directory under `dir`, installed with npm at the
