@@ -6,6 +6,8 @@ use std::marker::PhantomData;
 
 use chrono::{NaiveDate, NaiveDateTime};
 
+use crate::query::FilterKind;
+
 use crate::codes::{CountryCode as CountryCodeValue, CurrencyCode as CurrencyCodeValue};
 use crate::text::{AsciiLetters, check_text};
 
@@ -20,10 +22,176 @@ pub use crate::users::{Password, RoleCodes, Username};
 
 /// A kind of field: the value it holds and the rule that value obeys.
 pub trait Kind: 'static {
-    type Value: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
+    type Value: Clone + std::fmt::Debug + PartialEq + Send + Sync + FromJson + 'static;
 
     /// `Err(message)` when `value` breaks the kind's rule (the caller names the field).
     fn check(value: &Self::Value) -> Result<(), String>;
+
+    /// The value a JSON body gives for it (its rule is checked separately, by
+    /// [`Kind::check`]): `Err(message)` when the JSON has the wrong type.
+    fn from_json(value: &serde_json::Value) -> Result<Self::Value, String> {
+        Self::Value::from_json(value)
+    }
+
+    /// The value a text column gives for it (a feed file's), rule not checked.
+    fn from_text(text: &str) -> Result<Self::Value, String> {
+        Self::Value::from_text(text)
+    }
+}
+
+/// A kind a list can be filtered by, and how.
+#[diagnostic::on_unimplemented(
+    message = "a filter cannot serve the kind `{Self}`",
+    label = "a member or extra filter of this kind would be a filter of lists"
+)]
+pub trait Filterable: Kind {
+    const FILTER: FilterKind;
+}
+
+/// How a kind's value is read from JSON and from text by default.
+pub trait FromJson: Sized {
+    fn from_json(value: &serde_json::Value) -> Result<Self, String>;
+
+    fn from_text(text: &str) -> Result<Self, String> {
+        Self::from_json(&serde_json::Value::String(text.to_owned()))
+    }
+}
+
+impl FromJson for String {
+    fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| "must be a string".to_owned())
+    }
+}
+
+impl FromJson for i64 {
+    fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        value
+            .as_i64()
+            .ok_or_else(|| "must be an integer".to_owned())
+    }
+
+    fn from_text(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|_| "must be an integer".to_owned())
+    }
+}
+
+impl FromJson for bool {
+    fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        value
+            .as_bool()
+            .ok_or_else(|| "must be true or false".to_owned())
+    }
+
+    fn from_text(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|_| "must be true or false".to_owned())
+    }
+}
+
+impl FromJson for NaiveDate {
+    fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        crate::dates::parse_date(&String::from_json(value)?)
+            .ok_or_else(|| "must be a date, yyyy-MM-dd".to_owned())
+    }
+}
+
+impl FromJson for NaiveDateTime {
+    fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+        crate::query::parse_utc_date_time(&String::from_json(value)?)
+            .ok_or_else(|| "must be a UTC date-time, yyyy-MM-ddTHH:mm:ssZ".to_owned())
+    }
+}
+
+// The kinds a filter serves: every kind but a password's.
+
+impl<const MIN: usize, const MAX: usize> Filterable for Text<MIN, MAX> {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl<const MIN: usize, const MAX: usize> Filterable for Letters<MIN, MAX> {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl<const MIN: usize, const MAX: usize> Filterable for Digits<MIN, MAX> {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl<E: CodeSet> Filterable for Enum<E> {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for Symbol {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for CurrencyCode {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for CountryCode {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for Postcode {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for Telephone {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for Email {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for AccountNumber {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for SortCode {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for IdList {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for TemplateComponents {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for Username {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for RoleCodes {
+    const FILTER: FilterKind = FilterKind::String;
+}
+
+impl Filterable for Id {
+    const FILTER: FilterKind = FilterKind::Id;
+}
+
+impl Filterable for Date {
+    const FILTER: FilterKind = FilterKind::Date;
+}
+
+impl Filterable for DateTime {
+    const FILTER: FilterKind = FilterKind::DateTime;
+}
+
+impl Filterable for Bool {
+    const FILTER: FilterKind = FilterKind::Boolean;
+}
+
+impl<const MIN: i64, const MAX: i64> Filterable for Integer<MIN, MAX> {
+    const FILTER: FilterKind = FilterKind::Decimal { scale: 0 };
+}
+
+impl<const SCALE: u32, const MIN: i64, const MAX: i64> Filterable for Decimal<SCALE, MIN, MAX> {
+    const FILTER: FilterKind = FilterKind::Decimal { scale: SCALE };
 }
 
 /// A set of codes a field takes one of (enumerations).
@@ -167,6 +335,21 @@ pub struct Decimal<const SCALE: u32, const MIN: i64, const MAX: i64>;
 
 impl<const SCALE: u32, const MIN: i64, const MAX: i64> Kind for Decimal<SCALE, MIN, MAX> {
     type Value = i64;
+
+    /// A JSON number (exact: the service reads numbers with arbitrary precision) with at
+    /// most `SCALE` decimal places.
+    fn from_json(value: &serde_json::Value) -> Result<i64, String> {
+        match value {
+            serde_json::Value::Number(number) => {
+                crate::money::parse_decimal(&number.to_string(), SCALE)
+            }
+            _ => Err("must be a number".to_owned()),
+        }
+    }
+
+    fn from_text(text: &str) -> Result<i64, String> {
+        crate::money::parse_decimal(text, SCALE)
+    }
 
     fn check(units: &i64) -> Result<(), String> {
         let unit = 10_i64.pow(SCALE);

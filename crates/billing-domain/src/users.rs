@@ -171,6 +171,19 @@ impl RoleCodes {
 impl crate::kinds::Kind for RoleCodes {
     type Value = String;
 
+    /// A JSON array of role codes (a code is checked by [`parse_roles`]).
+    fn from_json(value: &serde_json::Value) -> Result<String, String> {
+        let codes: Option<Vec<String>> = value.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect()
+        });
+        codes
+            .map(|codes| codes.join(","))
+            .ok_or_else(|| "must be an array of role codes".to_owned())
+    }
+
     fn check(value: &String) -> Result<(), String> {
         parse_roles("", &Self::split(value))
             .map(drop)

@@ -1,4 +1,4 @@
-//! The rating index: every source's dialstrings in a [`DigitTrie`], call classes and ignored
+//! The rating index: every source's dialstrings in a digit trie (`trie.rs`), call classes and ignored
 //! records in hash maps, and the source charge group → charge group → category chain.
 //!
 //! Changes are applied one record at a time; the caller passes the record as it was (it has

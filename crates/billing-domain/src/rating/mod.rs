@@ -8,7 +8,7 @@
 //! [`engine::RatingIndex`] answers from memory and takes one change at a time without a
 //! rebuild; [`engine::SharedRatingIndex`] lets many threads read while one writes.
 //! [`naive`] is the obvious linear scan, kept as the reference the engine is tested against;
-//! [`reference`] holds the [`Rater`] trait and a hash-map reference fast enough to check whole
+//! [`reference`](mod@reference) holds the [`Rater`] trait and a hash-map reference fast enough to check whole
 //! batch runs (`billing rate --reference`);
 //! [`synthetic`] makes deterministic tariffs and usage for tests and benchmarks.
 

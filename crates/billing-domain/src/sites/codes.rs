@@ -221,6 +221,15 @@ fn check_entries<T: PartialEq>(entries: &[T], key: impl Fn(&T) -> i64) -> Result
 impl Kind for IdList {
     type Value = String;
 
+    /// A JSON array of integers.
+    fn from_json(value: &serde_json::Value) -> Result<String, String> {
+        let ids: Option<Vec<i64>> = value
+            .as_array()
+            .and_then(|items| items.iter().map(serde_json::Value::as_i64).collect());
+        ids.map(|ids| IdList::join(&ids))
+            .ok_or_else(|| "must be an array of ids".to_owned())
+    }
+
     fn check(value: &String) -> Result<(), String> {
         check_entries(&Self::split(value), |id| *id)
     }
@@ -262,6 +271,22 @@ impl TemplateComponents {
 
 impl Kind for TemplateComponents {
     type Value = String;
+
+    /// A JSON array of `{"id", "positionInTemplate"}` objects.
+    fn from_json(value: &serde_json::Value) -> Result<String, String> {
+        let component = |item: &serde_json::Value| {
+            Some(TemplateComponent {
+                id: item.get("id")?.as_i64()?,
+                position_in_template: item.get("positionInTemplate")?.as_i64()?,
+            })
+        };
+        let components: Option<Vec<TemplateComponent>> = value
+            .as_array()
+            .and_then(|items| items.iter().map(component).collect());
+        components
+            .map(|components| TemplateComponents::join(&components))
+            .ok_or_else(|| "must be an array of {id, positionInTemplate}".to_owned())
+    }
 
     fn check(value: &String) -> Result<(), String> {
         let components = Self::split(value);

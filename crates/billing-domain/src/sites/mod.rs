@@ -6,11 +6,13 @@
 //!
 //! Every error names the JSON path of its member (`siteContacts[1].receiveInvoiceBy`).
 
+pub mod body;
 pub mod codes;
 pub mod contacts;
 pub mod invoicing;
 pub mod repayment;
 
+pub use body::{KnownMandates, check_site_body, check_site_lines};
 pub use codes::{ContactRole, PaymentMethod, ReceiveBy};
 pub use contacts::{ContactInvoiceFlags, SiteContacts, settle_invoice_contact};
 pub use invoicing::{
@@ -22,18 +24,16 @@ pub use repayment::check_repayment_plan;
 use chrono::NaiveDate;
 
 /// An address (docs/api.md "Sites"), parsed.
-pub use crate::resources::parsed::site_addresses::{
-    Draft as SiteAddressDraft, Parsed as SiteAddress,
-};
+pub use crate::resources::site_addresses::{Draft as SiteAddressDraft, Parsed as SiteAddress};
 /// A contact (docs/api.md "Sites"), parsed; the rule across contacts is [`SiteContacts`].
-pub use crate::resources::parsed::site_contacts::{Draft as ContactDraft, Parsed as Contact};
+pub use crate::resources::site_contacts::{Draft as ContactDraft, Parsed as Contact};
 /// Invoice details (docs/api.md "Sites"), parsed; the mandate rule is [`check_mandate`].
-pub use crate::resources::parsed::site_invoice_details::{
+pub use crate::resources::site_invoice_details::{
     Draft as SiteInvoiceDetailsDraft, Parsed as SiteInvoiceDetails,
 };
 /// A site document as given, and once every member's kind, every declared rule and every part
 /// hold (`Site::parse(draft, "")`): made from the same declarations the service is.
-pub use crate::resources::parsed::sites::{Draft as SiteDraft, Parsed as Site};
+pub use crate::resources::sites::{Draft as SiteDraft, Parsed as Site};
 
 /// A site is ended when its end date is before `today` (UTC): it ends at the end of its
 /// end date (docs/api.md "Sites").

@@ -124,7 +124,7 @@ api_test! {
         assert!(!output.status.success());
         let stderr = String::from_utf8_lossy(&output.stderr);
         for expected in [
-            "dialstrings.csv line 52: dialstring: expected 2 to 15 digits",
+            "dialstrings.csv line 52: dialstring: must be 2 to 15 digits 0-9",
             "dialstrings.csv line 53: end_date: must not be before start_date",
             "dialstrings.csv line 54: reference_data_source_charge_group_id: source charge group 777 is not in source_charge_groups.csv",
             "dialstrings.csv line 55: id: id 1 is already on line 2",

@@ -4,12 +4,16 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use billing_domain::dates::{Validity, parse_date};
-use billing_domain::kinds::{Kind, Text};
 use billing_domain::rating::feed::{Feed, FeedCategory, FeedChargeGroup, FeedSourceChargeGroup};
 use billing_domain::rating::{
     CallClassRecord, DialstringRecord, IgnoredCallClassRecord, IgnoredServiceIdRecord,
 };
 use billing_domain::reference_data::ChargingUnitType;
+use billing_domain::resources::declaration::Declaration;
+use billing_domain::resources::{
+    call_classes, charge_group_categories, charge_groups, dialstrings, ignored_call_classes,
+    ignored_service_ids, reference_data_source_charge_groups,
+};
 
 use crate::batch::BatchError;
 use crate::batch::tariff_csv::FILES;
@@ -36,6 +40,8 @@ pub(super) struct Line<'a> {
     pub(super) file: &'static str,
     pub(super) number: u64,
     pub(super) columns: &'static [&'static str],
+    /// The declaration of the file's table: the kinds of its columns.
+    pub(super) declaration: &'static Declaration,
     pub(super) record: &'a csv::StringRecord,
     pub(super) problems: &'a mut Problems,
 }
@@ -63,9 +69,19 @@ impl Line<'_> {
         }
     }
 
-    pub(super) fn checked<K: Kind<Value = String>>(&mut self, column: &str) -> String {
+    /// The text of `column`, checked by the rule of its declared kind (an optional member's
+    /// may be empty).
+    pub(super) fn checked(&mut self, column: &str) -> String {
         let value = self.text(column);
-        if let Err(message) = K::check(&value) {
+        let Some(member) = self.declaration.member(column) else {
+            self.fail(column, "is not a declared member");
+            return value;
+        };
+        let optional = member.access != billing_domain::resources::declaration::Access::Required;
+        if optional && value.is_empty() {
+            return value;
+        }
+        if let Err(message) = member.check_text.check(&value) {
             self.fail(column, message);
         }
         value
@@ -142,6 +158,7 @@ pub(super) fn read_file(
                     file,
                     number,
                     columns,
+                    declaration: DECLARATIONS[index],
                     record: &record,
                     problems,
                 });
@@ -166,6 +183,17 @@ impl ReadFeed {
         self.lines.get(&(file, id)).copied().unwrap_or(0)
     }
 }
+
+/// The declaration of each file's table, by the index of [`FILES`].
+pub(super) const DECLARATIONS: [&Declaration; 7] = [
+    &charge_group_categories::DECLARATION,
+    &charge_groups::DECLARATION,
+    &reference_data_source_charge_groups::DECLARATION,
+    &dialstrings::DECLARATION,
+    &call_classes::DECLARATION,
+    &ignored_call_classes::DECLARATION,
+    &ignored_service_ids::DECLARATION,
+];
 
 pub(super) const CATEGORIES: usize = 0;
 pub(super) const CHARGE_GROUPS: usize = 1;
@@ -200,7 +228,7 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     };
     read_file(directory, CATEGORIES, problems, |line| {
         let id = line.id("id");
-        let name = line.checked::<Text<1, 50>>("name");
+        let name = line.checked("name");
         let unit_text = line.text("charging_unit_type");
         let unit = ChargingUnitType::parse("charging_unit_type", &unit_text);
         if unit.is_err() {
@@ -220,7 +248,7 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     read_file(directory, CHARGE_GROUPS, problems, |line| {
         let record = FeedChargeGroup {
             id: line.id("id"),
-            name: line.checked::<Text<1, 255>>("name"),
+            name: line.checked("name"),
             charge_group_category_id: line.id("charge_group_category_id"),
             validity: line.validity(),
         };
@@ -230,8 +258,8 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     read_file(directory, SOURCE_GROUPS, problems, |line| {
         let record = FeedSourceChargeGroup {
             id: line.id("id"),
-            name: line.checked::<Text<1, 255>>("name"),
-            code: line.checked::<Text<1, 255>>("code"),
+            name: line.checked("name"),
+            code: line.checked("code"),
             charge_group_id: line.id("charge_group_id"),
             reference_data_source_id: line.id("reference_data_source_id"),
             validity: line.validity(),
@@ -255,11 +283,7 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     };
     read_file(directory, DIALSTRINGS, problems, |line| {
         let id = line.id("id");
-        let dialstring = line.text("dialstring");
-        if !(2..=15).contains(&dialstring.len()) || !dialstring.bytes().all(|b| b.is_ascii_digit())
-        {
-            line.fail("dialstring", "expected 2 to 15 digits");
-        }
+        let dialstring = line.checked("dialstring");
         let record = DialstringRecord {
             id,
             dialstring,
@@ -272,7 +296,7 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     read_file(directory, CALL_CLASSES, problems, |line| {
         let record = CallClassRecord {
             id: line.id("id"),
-            call_class: line.checked::<Text<1, 255>>("call_class"),
+            call_class: line.checked("call_class"),
             source_charge_group_id: group_of(line),
             validity: line.validity(),
         };
@@ -282,7 +306,7 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     read_file(directory, IGNORED_CLASSES, problems, |line| {
         let record = IgnoredCallClassRecord {
             id: line.id("id"),
-            call_class: line.checked::<Text<1, 255>>("call_class"),
+            call_class: line.checked("call_class"),
             reference_data_source_id: line.id("reference_data_source_id"),
             validity: line.validity(),
         };
@@ -291,12 +315,9 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
     })?;
     read_file(directory, IGNORED_SERVICES, problems, |line| {
         let id = line.id("id");
-        let service_id = line.checked::<Text<1, 255>>("service_id");
-        let description = line.text("description");
+        let service_id = line.checked("service_id");
+        let description = line.checked("description");
         if !description.is_empty() {
-            if let Err(message) = Text::<1, 255>::check(&description) {
-                line.fail("description", message);
-            }
             feed.ignored_service_id_descriptions.insert(id, description);
         }
         let record = IgnoredServiceIdRecord {
@@ -308,4 +329,20 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
         feed.ignored_service_ids.push(record);
     })?;
     Ok(ReadFeed { feed, lines })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file's columns are its table's: `id`, then the declared members in order.
+    #[test]
+    fn each_file_has_its_declared_columns() {
+        for ((file, columns), declaration) in FILES.iter().zip(DECLARATIONS) {
+            let declared: Vec<&str> = std::iter::once("id")
+                .chain(declaration.members.iter().map(|member| member.column))
+                .collect();
+            assert_eq!(*columns, declared.as_slice(), "{file}");
+        }
+    }
 }

@@ -1,0 +1,52 @@
+//! The one parser of the service's resource declarations.
+//!
+//! `billing_domain` writes each resource once, in `declare! { … }`:
+//!
+//! ```text
+//! /// Description of the resource.
+//! table_name {
+//!     /// Description of the member.
+//!     member_name: access Kind<params> [references(table, "noun")] [shown_as(member, table)]
+//!                  [[create_only]] [= default],
+//! }
+//! children { /// doc  member_name: list|non_empty_list|one|optional_one|values child_table }
+//! scope { column [in table.column]* }
+//! headers { /// doc  header_name: Bool }
+//! rules { rule_function(member, member) }
+//! extra_filters { /// doc  filter_name: Kind }
+//! /// Description of another table with the same members and sections.
+//! other_table = table_name;
+//! ```
+//!
+//! The sections are optional and may come in any order. From each declaration `declare!`
+//! makes, in the invoking module:
+//!
+//! - a module named after the table with the domain's typed documents: `Draft` (each member
+//!   as given), `Parsed` (once every rule holds; [`billing_domain::resources::Document`]
+//!   parses drafts and JSON, naming every broken rule by its JSON path) and `DECLARATION`, the
+//!   plain-data description of the resource;
+//! - a `#[macro_export]` macro named after the table that hands the declaration, in a fixed
+//!   order with every section present, to a macro of the caller's choosing (how the
+//!   persistence and http crates derive their shapes).
+//!
+//! Mistakes are errors at the declaration's line: an unknown access, multiplicity or section
+//! here; an unknown kind, or a kind a filter cannot serve, from the compiler at the kind's
+//! name (the generated code names each kind with its own span).
+
+mod documents;
+mod grammar;
+mod handed_on;
+
+use proc_macro::TokenStream;
+
+/// Declares resources (see the crate documentation).
+#[proc_macro]
+pub fn declare(input: TokenStream) -> TokenStream {
+    let declarations = syn::parse_macro_input!(input as grammar::Declarations);
+    let mut output = proc_macro2::TokenStream::new();
+    for declaration in &declarations.items {
+        output.extend(documents::module(declaration));
+        output.extend(handed_on::macro_of(declaration));
+    }
+    output.into()
+}
