@@ -36,6 +36,7 @@
 mod documents;
 mod grammar;
 mod handed_on;
+mod stored;
 
 use proc_macro::TokenStream;
 
@@ -49,4 +50,36 @@ pub fn declare(input: TokenStream) -> TokenStream {
         output.extend(handed_on::macro_of(declaration));
     }
     output.into()
+}
+
+/// The storage of a declared table (re-exported as `billing_persistence::stored_resource`):
+/// invoked by a handed-on macro, `billing_domain::charge_groups!(crate::stored_resource)`, with
+/// optional `extra_filters { name => kind(columns…) }` for the filters that are not members.
+#[proc_macro]
+pub fn stored_resource(input: TokenStream) -> TokenStream {
+    let handed = syn::parse_macro_input!(input as stored::Handed<stored::StoredWith>);
+    stored::stored_resource(handed)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// The storage of an owned child table (re-exported as `billing_persistence::stored_child`):
+/// `billing_domain::site_contacts!(crate::stored_child, parent: site_id)`.
+#[proc_macro]
+pub fn stored_child(input: TokenStream) -> TokenStream {
+    let handed = syn::parse_macro_input!(input as stored::Handed<stored::ChildWith>);
+    stored::stored_child(handed)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// The sort arms of a parent's list for the members of an owned object (used by the code
+/// `stored_resource` writes).
+#[doc(hidden)]
+#[proc_macro]
+pub fn nested_sort_arms(input: TokenStream) -> TokenStream {
+    let handed = syn::parse_macro_input!(input as stored::Handed<stored::NestedWith>);
+    stored::nested_sort_arms(handed)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

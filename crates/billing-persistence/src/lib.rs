@@ -12,8 +12,6 @@ pub mod list;
 pub mod references;
 pub mod schema;
 pub mod scratch;
-#[macro_use]
-pub mod stored;
 pub mod summaries;
 
 pub mod adhoc_bill_run_sites;
@@ -62,6 +60,14 @@ pub use connection::{
     StartLock, WRITE_ATTEMPTS, claim_for_serving,
 };
 pub use error::{PersistenceError, StorageError, StorageFault};
+
+/// A declared table's storage, derived from its declaration by the one parser of the grammar
+/// (`billing_declare`): invoke as `billing_domain::charge_groups!(crate::stored_resource)` in
+/// the module named after the table (`stored_child` for an owned child table).
+pub use billing_declare::{nested_sort_arms, stored_child, stored_resource};
+
+// The code `stored_resource!` writes names this crate by its name, here as elsewhere.
+extern crate self as billing_persistence;
 
 /// The most values one statement binds in an `IN (…)` list. SQLite refuses a statement with
 /// more than 32,766 bound values; this leaves room for the statement's other parameters, and
