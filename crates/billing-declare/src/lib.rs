@@ -33,10 +33,15 @@
 //! here; an unknown kind, or a kind a filter cannot serve, from the compiler at the kind's
 //! name (the generated code names each kind with its own span).
 
+mod api;
+mod api_child;
+mod api_members;
+mod api_parts;
 mod documents;
 mod grammar;
 mod handed_on;
 mod stored;
+mod stored_child;
 
 use proc_macro::TokenStream;
 
@@ -68,7 +73,7 @@ pub fn stored_resource(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn stored_child(input: TokenStream) -> TokenStream {
     let handed = syn::parse_macro_input!(input as stored::Handed<stored::ChildWith>);
-    stored::stored_child(handed)
+    stored_child::stored_child(handed)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
@@ -79,7 +84,29 @@ pub fn stored_child(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn nested_sort_arms(input: TokenStream) -> TokenStream {
     let handed = syn::parse_macro_input!(input as stored::Handed<stored::NestedWith>);
-    stored::nested_sort_arms(handed)
+    stored_child::nested_sort_arms(handed)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// A declared resource served over HTTP (re-exported as `billing_http::api_resource`):
+/// `billing_domain::charge_groups!(crate::api_resource, ChargeGroups { path: "charge-groups",
+/// noun: "charge group", read: ReadReferenceData, write: WriteReferenceData, storage:
+/// billing_persistence::charge_groups })`.
+#[proc_macro]
+pub fn api_resource(input: TokenStream) -> TokenStream {
+    let handed = syn::parse_macro_input!(input as stored::Handed<api::ApiWith>);
+    api::api_resource(handed)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// An owned child table served as the elements of its parent (re-exported as
+/// `billing_http::api_child`): `billing_domain::site_contacts!(crate::api_child)`.
+#[proc_macro]
+pub fn api_child(input: TokenStream) -> TokenStream {
+    let handed = syn::parse_macro_input!(input as stored::Handed<api_child::NoWith>);
+    api_child::api_child(handed)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

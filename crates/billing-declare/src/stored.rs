@@ -39,21 +39,29 @@ pub struct StoredWith {
 impl Parse for StoredWith {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         if input.is_empty() {
-            return Ok(StoredWith { filters: Vec::new() });
+            return Ok(StoredWith {
+                filters: Vec::new(),
+            });
         }
         let keyword: Ident = input.parse()?;
         if keyword != "extra_filters" {
-            return Err(syn::Error::new(keyword.span(), "expected `extra_filters { … }`"));
+            return Err(syn::Error::new(
+                keyword.span(),
+                "expected `extra_filters { … }`",
+            ));
         }
         let content;
         syn::braced!(content in input);
-        let entries = Punctuated::<(Ident, Ident, Group), Token![,]>::parse_terminated_with(&content, |input| {
-            let name: Ident = input.parse()?;
-            input.parse::<Token![=>]>()?;
-            let kind: Ident = input.parse()?;
-            let columns: Group = input.parse()?;
-            Ok((name, kind, columns))
-        })?;
+        let entries = Punctuated::<(Ident, Ident, Group), Token![,]>::parse_terminated_with(
+            &content,
+            |input| {
+                let name: Ident = input.parse()?;
+                input.parse::<Token![=>]>()?;
+                let kind: Ident = input.parse()?;
+                let columns: Group = input.parse()?;
+                Ok((name, kind, columns))
+            },
+        )?;
         Ok(StoredWith {
             filters: entries.into_iter().collect(),
         })
@@ -62,7 +70,7 @@ impl Parse for StoredWith {
 
 /// `parent: column` of a stored child.
 pub struct ChildWith {
-    parent: Ident,
+    pub parent: Ident,
 }
 
 impl Parse for ChildWith {
@@ -72,14 +80,16 @@ impl Parse for ChildWith {
             return Err(syn::Error::new(keyword.span(), "expected `parent: column`"));
         }
         input.parse::<Token![:]>()?;
-        Ok(ChildWith { parent: input.parse()? })
+        Ok(ChildWith {
+            parent: input.parse()?,
+        })
     }
 }
 
 /// `(sorted, name, key, parent_table, child_field)`: what a parent passes to sort by the
 /// members of an owned object.
 pub struct NestedWith {
-    names: Vec<Ident>,
+    pub names: Vec<Ident>,
 }
 
 impl Parse for NestedWith {
@@ -95,7 +105,10 @@ impl Parse for NestedWith {
 
 /// Whether a member's stored value may be NULL.
 fn nullable(field: &Field) -> bool {
-    matches!(field.access.to_string().as_str(), "optional" | "derived" | "kept")
+    matches!(
+        field.access.to_string().as_str(),
+        "optional" | "derived" | "kept"
+    )
 }
 
 fn kind_name(field: &Field) -> String {
@@ -112,7 +125,11 @@ fn kind_name(field: &Field) -> String {
 fn stored_type(field: &Field) -> TokenStream {
     let kind = &field.kind;
     let value = quote!(<#kind as ::billing_domain::kinds::Kind>::Value);
-    if nullable(field) { quote!(Option<#value>) } else { value }
+    if nullable(field) {
+        quote!(Option<#value>)
+    } else {
+        value
+    }
 }
 
 /// The `filter_column!` arm of a member's kind and access; `None` for a write-only member,
@@ -125,14 +142,22 @@ fn filter_arm(field: &Field) -> syn::Result<Option<Ident>> {
         "Text" | "Letters" | "Symbol" | "CurrencyCode" | "CountryCode" | "Enum" | "Digits"
         | "Username" | "RoleCodes" | "Postcode" | "Telephone" | "Email" | "AccountNumber"
         | "SortCode" | "IdList" | "TemplateComponents" => {
-            if nullable(field) { "nullable_text" } else { "text" }
+            if nullable(field) {
+                "nullable_text"
+            } else {
+                "text"
+            }
         }
         "Integer" | "Decimal" => "decimal",
         "Id" => "id",
         "Bool" => "boolean",
         "DateTime" => "date_time",
         "Date" => {
-            if nullable(field) { "nullable_date" } else { "date" }
+            if nullable(field) {
+                "nullable_date"
+            } else {
+                "date"
+            }
         }
         other => {
             return Err(syn::Error::new_spanned(
@@ -161,11 +186,12 @@ fn member_name(field: &Field) -> String {
     }
 }
 
-fn row_and_changes(declaration: &Declaration, parent: Option<&Ident>) -> TokenStream {
+pub fn row_and_changes(declaration: &Declaration, parent: Option<&Ident>) -> TokenStream {
     let table = &declaration.table;
     let names: Vec<_> = declaration.fields.iter().map(|field| &field.name).collect();
     let types: Vec<_> = declaration.fields.iter().map(stored_type).collect();
-    let parent_field = parent.map(|parent| quote!(#[diesel(column_name = #parent)] pub parent_id: i64,));
+    let parent_field =
+        parent.map(|parent| quote!(#[diesel(column_name = #parent)] pub parent_id: i64,));
     let version = parent.is_none().then(|| quote!(pub version: i64,));
     quote! {
         /// A stored record, as `schema.rs` says the table is.
@@ -189,7 +215,11 @@ fn row_and_changes(declaration: &Declaration, parent: Option<&Ident>) -> TokenSt
 }
 
 /// The filters of a list: `id`, each member by its kind, then the extra filters.
-fn filters(declaration: &Declaration, with: &StoredWith, base: TokenStream) -> syn::Result<TokenStream> {
+fn filters(
+    declaration: &Declaration,
+    with: &StoredWith,
+    base: TokenStream,
+) -> syn::Result<TokenStream> {
     let table = &declaration.table;
     let mut arms = Vec::new();
     for field in &declaration.fields {
@@ -238,8 +268,12 @@ fn scope_filter(declaration: &Declaration, query: TokenStream) -> TokenStream {
     let mut condition = None;
     for (step_table, step_column) in scope.through.iter().rev() {
         let inner = match condition {
-            None => quote!(::billing_persistence::schema::#step_table::#step_column.eq_any(ids.clone())),
-            Some(inner) => quote!(::billing_persistence::schema::#step_table::#step_column.eq_any(#inner)),
+            None => {
+                quote!(::billing_persistence::schema::#step_table::#step_column.eq_any(ids.clone()))
+            }
+            Some(inner) => {
+                quote!(::billing_persistence::schema::#step_table::#step_column.eq_any(#inner))
+            }
         };
         condition = Some(quote! {
             ::billing_persistence::schema::#step_table::table
@@ -302,8 +336,16 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;
     let table = &declaration.table;
     let row_and_changes = row_and_changes(declaration, None);
-    let select = filters(declaration, &handed.with, quote!(#table::table.select(Row::as_select()).into_boxed()))?;
-    let count = filters(declaration, &handed.with, quote!(#table::table.count().into_boxed()))?;
+    let select = filters(
+        declaration,
+        &handed.with,
+        quote!(#table::table.select(Row::as_select()).into_boxed()),
+    )?;
+    let count = filters(
+        declaration,
+        &handed.with,
+        quote!(#table::table.count().into_boxed()),
+    )?;
     let scoped = scope_filter(declaration, quote!(filtered));
     let counted = scope_filter(declaration, quote!(counted));
     let sorts = sorts(declaration);
@@ -437,142 +479,5 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
             }
         }
         pub use self::stored::*;
-    })
-}
-
-pub fn stored_child(handed: Handed<ChildWith>) -> syn::Result<TokenStream> {
-    let declaration = &handed.declaration;
-    let table = &declaration.table;
-    let parent = &handed.with.parent;
-    let row_and_changes = row_and_changes(declaration, Some(parent));
-    Ok(quote! {
-        mod stored {
-            #[allow(unused_imports)]
-            use ::billing_domain::kinds::*;
-            use ::billing_persistence::error::PersistenceResult;
-            use ::billing_persistence::schema::#table;
-
-            /// The column naming an element's parent (for sorting parents by a member).
-            pub use ::billing_persistence::schema::#table::#parent as parent_column;
-
-            #row_and_changes
-
-            /// The elements of every parent in `parent_ids`, each parent's in list order: one
-            /// query for a whole page of parents.
-            pub fn of_parents(
-                connection: &mut ::billing_persistence::DbConnection,
-                parent_ids: &[i64],
-            ) -> PersistenceResult<Vec<Row>> {
-                use ::diesel::prelude::*;
-                ::billing_persistence::in_chunks(parent_ids, |chunk| {
-                    Ok(#table::table
-                        .filter(#table::#parent.eq_any(chunk))
-                        .order((#table::#parent.asc(), #table::ordinal.asc()))
-                        .select(Row::as_select())
-                        .load(connection)?)
-                })
-            }
-
-            /// Makes the elements of `parent_id` exactly `elements`, in order, and gives
-            /// their ids in that order. An element with the id of one of the parent's elements
-            /// updates it (once: a second element with the same id is new); any other element
-            /// is inserted; elements left out are deleted (with their own children: ON DELETE
-            /// CASCADE). Runs inside the caller's transaction.
-            pub fn write(
-                connection: &mut ::billing_persistence::DbConnection,
-                parent_id: i64,
-                elements: &[(Option<i64>, &Changes)],
-            ) -> PersistenceResult<Vec<i64>> {
-                use ::diesel::prelude::*;
-                let existing: Vec<i64> = #table::table
-                    .filter(#table::#parent.eq(parent_id))
-                    .select(#table::id)
-                    .load(connection)?;
-                let mut kept: Vec<i64> = Vec::with_capacity(elements.len());
-                let mut plan = Vec::with_capacity(elements.len());
-                for (id, changes) in elements {
-                    let reused = id.filter(|id| existing.contains(id) && !kept.contains(id));
-                    if let Some(id) = reused {
-                        kept.push(id);
-                    }
-                    plan.push((reused, changes));
-                }
-                let gone: Vec<i64> = existing.into_iter().filter(|id| !kept.contains(id)).collect();
-                ::billing_persistence::in_chunks(&gone, |chunk| {
-                    ::diesel::delete(#table::table.filter(#table::id.eq_any(chunk))).execute(connection)?;
-                    Ok(Vec::<()>::new())
-                })?;
-                let mut ids = Vec::with_capacity(plan.len());
-                for (ordinal, (reused, changes)) in plan.into_iter().enumerate() {
-                    let ordinal = ordinal as i64;
-                    match reused {
-                        Some(id) => {
-                            ::diesel::update(#table::table.find(id))
-                                .set((*changes, #table::ordinal.eq(ordinal)))
-                                .execute(connection)?;
-                            ids.push(id);
-                        }
-                        None => {
-                            let id: i64 = ::diesel::insert_into(#table::table)
-                                .values((*changes, #table::#parent.eq(parent_id), #table::ordinal.eq(ordinal)))
-                                .returning(#table::id)
-                                .get_result(connection)?;
-                            ids.push(id);
-                        }
-                    }
-                }
-                Ok(ids)
-            }
-
-            /// Whether `id` is one of the elements of `parent_id`.
-            pub fn is_element_of(
-                connection: &mut ::billing_persistence::DbConnection,
-                parent_id: i64,
-                id: i64,
-            ) -> PersistenceResult<bool> {
-                use ::diesel::prelude::*;
-                Ok(::diesel::select(::diesel::dsl::exists(
-                    #table::table.find(id).filter(#table::#parent.eq(parent_id)),
-                ))
-                .get_result(connection)?)
-            }
-
-            /// Removes every element of `parent_id` (before the parent itself goes).
-            pub fn delete_of(connection: &mut ::billing_persistence::DbConnection, parent_id: i64) -> PersistenceResult<()> {
-                use ::diesel::prelude::*;
-                ::diesel::delete(#table::table.filter(#table::#parent.eq(parent_id))).execute(connection)?;
-                Ok(())
-            }
-        }
-        pub use self::stored::*;
-    })
-}
-
-/// One sort arm per member of a child table: `parent.member` orders by a correlated subquery
-/// of the child's value (NULL, when the object is absent, sorts as the largest value).
-pub fn nested_sort_arms(handed: Handed<NestedWith>) -> syn::Result<TokenStream> {
-    let [sorted, name, key, parent, child_field] = <[Ident; 5]>::try_from(handed.with.names)
-        .map_err(|_| syn::Error::new(proc_macro2::Span::call_site(), "expected (sorted, name, key, parent, field)"))?;
-    let table = &handed.declaration.table;
-    let object = json_name(&child_field);
-    let arms = handed.declaration.fields.iter().map(|field| {
-        let (member, column) = (json_name(&field.name), &field.name);
-        quote! {
-            if member == #member {
-                let value = ::billing_persistence::schema::#table::table
-                    .filter(::billing_persistence::#table::parent_column.eq(::billing_persistence::schema::#parent::id))
-                    .select(::billing_persistence::schema::#table::#column)
-                    .single_value();
-                #sorted = ::billing_persistence::sort_column!(nullable, #sorted, value, #key.descending);
-                continue;
-            }
-        }
-    });
-    Ok(quote! {
-        if let Some((object, member)) = #name.split_once('.')
-            && object == #object
-        {
-            #(#arms)*
-        }
     })
 }

@@ -23,6 +23,14 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, HttpRequest, web};
 
 pub use error::ApiError;
+
+/// A declared resource, and an owned child table, served from the declaration by the one
+/// parser of the grammar (`billing_declare`): `billing_domain::tax_bands!(crate::api_resource,
+/// TaxBands { … })`, `billing_domain::site_contacts!(crate::api_child)`.
+pub use billing_declare::{api_child, api_resource};
+
+// The code `api_resource!` writes names this crate by its name, here as elsewhere.
+extern crate self as billing_http;
 pub use state::{AppState, HttpLimits};
 
 /// The OpenAPI document of everything [`application`] serves.

@@ -1,0 +1,543 @@
+//! The http crate's side of a declaration (`billing_http::api_resource!`, `api_child!`): the
+//! record a response shows, the input a body must be, the field list, filters and sort keys,
+//! and the whole `Resource` implementation, whose steps call the resource's `Hooks`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, Ident, LitStr, Path, Token};
+
+use crate::api_members::*;
+use crate::api_parts::{children, field_list, input_struct, rules};
+use crate::grammar::{Declaration, doc_text, json_name};
+use crate::stored::Handed;
+
+/// `Name { path: "…", noun: "…", read: P, write: P, storage: path[, operations: …]
+/// [, created_status: …][, embedded: …] }`.
+pub struct ApiWith {
+    name: Ident,
+    path: LitStr,
+    noun: LitStr,
+    read: Ident,
+    write: Ident,
+    storage: Path,
+    operations: Option<Expr>,
+    created_status: Option<Expr>,
+    embedded: Option<Expr>,
+}
+
+impl Parse for ApiWith {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name: Ident = input.parse()?;
+        let content;
+        syn::braced!(content in input);
+        let (mut path, mut noun, mut read, mut write, mut storage) = (None, None, None, None, None);
+        let (mut operations, mut created_status, mut embedded) = (None, None, None);
+        while !content.is_empty() {
+            let key: Ident = content.parse()?;
+            content.parse::<Token![:]>()?;
+            match key.to_string().as_str() {
+                "path" => path = Some(content.parse()?),
+                "noun" => noun = Some(content.parse()?),
+                "read" => read = Some(content.parse()?),
+                "write" => write = Some(content.parse()?),
+                "storage" => storage = Some(content.parse()?),
+                "operations" => operations = Some(content.parse()?),
+                "created_status" => created_status = Some(content.parse()?),
+                "embedded" => embedded = Some(content.parse()?),
+                _ => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown setting `{key}`"),
+                    ));
+                }
+            }
+            if !content.is_empty() {
+                content.parse::<Token![,]>()?;
+            }
+        }
+        let missing = |what: &str| syn::Error::new(name.span(), format!("`{what}:` is required"));
+        Ok(ApiWith {
+            path: path.ok_or_else(|| missing("path"))?,
+            noun: noun.ok_or_else(|| missing("noun"))?,
+            read: read.ok_or_else(|| missing("read"))?,
+            write: write.ok_or_else(|| missing("write"))?,
+            storage: storage.ok_or_else(|| missing("storage"))?,
+            name,
+            operations,
+            created_status,
+            embedded,
+        })
+    }
+}
+
+pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
+    let declaration = &handed.declaration;
+    let with = &handed.with;
+    let (name, path, noun, read, write, storage) = (
+        &with.name,
+        &with.path,
+        &with.noun,
+        &with.read,
+        &with.write,
+        &with.storage,
+    );
+    let operations = match &with.operations {
+        Some(operations) => quote!(#operations),
+        None => quote!(Operations::ALL),
+    };
+    let created_status = match &with.created_status {
+        Some(status) => quote!(#status),
+        None => quote!(201),
+    };
+    let embedded = match &with.embedded {
+        Some(embedded) => quote!(#embedded),
+        None => quote!(&[]),
+    };
+    let description = doc_text(&declaration.docs);
+    let names: Vec<_> = declaration.fields.iter().map(|field| &field.name).collect();
+    let record_types = declaration.fields.iter().map(record_type);
+    let record_converted = declaration.fields.iter().map(|field| {
+        let name = &field.name;
+        record_convert(field, quote!(row.#name))
+    });
+    let children_list = declaration.children.as_deref().unwrap_or_default();
+    let child_names: Vec<_> = children_list.iter().map(|child| &child.name).collect();
+    let child_json: Vec<_> = children_list
+        .iter()
+        .map(|child| json_name(&child.name))
+        .collect();
+    let child_types = children_list
+        .iter()
+        .map(|child| child_type(child, "Record"));
+    let child_tables = children_list.iter().map(|child| &child.table);
+    let serialized = declaration
+        .fields
+        .iter()
+        .filter(|field| field.access != "write_only")
+        .map(|field| {
+            let name = &field.name;
+            let member = match &field.shown_as {
+                Some((member, _)) => json_name(member),
+                None => json_name(name),
+            };
+            quote!(map.serialize_entry(#member, &self.#name)?;)
+        });
+    let shown: Vec<_> = declaration
+        .fields
+        .iter()
+        .filter(|field| field.shown_as.is_some())
+        .map(|field| &field.name)
+        .collect();
+    let values = declaration
+        .fields
+        .iter()
+        .map(|field| {
+            let name = &field.name;
+            value(field, quote!(current.map(|current| &current.#name)))
+        })
+        .collect::<syn::Result<Vec<_>>>()?;
+    let write_only_checks = declaration
+        .fields
+        .iter()
+        .map(|field| write_only_check(field, noun));
+    let create_only_checks = declaration.fields.iter().map(create_only_check);
+    let references = declaration
+        .fields
+        .iter()
+        .map(reference_check)
+        .collect::<syn::Result<Vec<_>>>()?;
+    let rules = rules(declaration);
+    let children = children(declaration);
+    let input = input_struct(declaration, false);
+    let fields = field_list(declaration);
+    let headers = declaration.headers.as_deref().unwrap_or_default();
+    let header_names: Vec<_> = headers.iter().map(|header| &header.name).collect();
+    let header_texts: Vec<_> = headers
+        .iter()
+        .map(|header| header.name.to_string())
+        .collect();
+    let header_docs: Vec<_> = headers
+        .iter()
+        .map(|header| doc_text(&header.docs))
+        .collect();
+    let member_filters = declaration.fields.iter().map(|field| {
+        let kind = &field.kind;
+        let member = match &field.shown_as {
+            Some((member, _)) => json_name(member),
+            None => json_name(&field.name),
+        };
+        let doc = doc_text(&field.docs);
+        quote!(FilterParam::new(#member, <#kind as ApiKind>::FILTER, #doc),)
+    });
+    let extra_filters = declaration.extra_filters.iter().map(|filter| {
+        let kind = &filter.kind;
+        let json = json_name(&filter.name);
+        let doc = doc_text(&filter.docs);
+        quote!(FilterParam::new(#json, <#kind as ApiKind>::FILTER, #doc),)
+    });
+    let sort_keys = declaration
+        .fields
+        .iter()
+        .map(|field| match &field.shown_as {
+            Some((member, _)) => json_name(member),
+            None => json_name(&field.name),
+        });
+    let scope_checks = scope_owner(declaration);
+    let (find_scope, write_scope) = match &scope_checks {
+        Some(owner_of) => {
+            let column = &declaration
+                .scope
+                .as_ref()
+                .map(|scope| json_name(&scope.column));
+            let of_row = owner_of(quote!(row));
+            let of_changes = owner_of(quote!(changes));
+            (
+                quote! {
+                    if !caller.contract_owners.is_all() {
+                        let owner = #of_row;
+                        ::billing_http::machinery::resource::check_scope(caller, #noun, row.id, owner)?;
+                    }
+                },
+                quote! {
+                    if !caller.contract_owners.is_all() {
+                        let owner = #of_changes;
+                        ::billing_http::machinery::resource::check_scope_of_write(caller, #column, owner)?;
+                    }
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
+    let hooks = quote!(<super::#name as ::billing_http::machinery::declared::Hooks>);
+    Ok(quote! {
+        mod declared {
+            #[allow(unused_imports)]
+            use ::billing_domain::kinds::*;
+            use ::billing_http::machinery::kinds::ApiKind;
+            use ::billing_http::machinery::resource::{ApiResult, Field, FilterParam, HeaderParam, Operations, Resource, WriteRequest};
+            use #storage as storage;
+
+            /// The record as responses show it (a shown record's member under its own name:
+            /// `currency`, not `currencyId`).
+            #[derive(Debug, Clone)]
+            pub struct Record {
+                pub id: i64,
+                #(pub #names: #record_types,)*
+                #(pub #child_names: #child_types,)*
+                pub version: i64,
+            }
+
+            impl ::serde::Serialize for Record {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeMap;
+                    let mut map = serializer.serialize_map(None)?;
+                    map.serialize_entry("id", &self.id)?;
+                    #(#serialized)*
+                    #(map.serialize_entry(#child_json, &self.#child_names)?;)*
+                    map.end()
+                }
+            }
+
+            /// The record's own columns; its children and shown records are loaded by
+            /// [`Record::complete_page`].
+            impl From<storage::Row> for Record {
+                fn from(row: storage::Row) -> Self {
+                    Self {
+                        id: row.id,
+                        #(#names: #record_converted,)*
+                        #(#child_names: Default::default(),)*
+                        version: row.version,
+                    }
+                }
+            }
+
+            impl Record {
+                /// One stored row as a record, children and all.
+                fn assemble(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    row: storage::Row,
+                ) -> ApiResult<Record> {
+                    Self::complete_page(connection, vec![Record::from(row)])?
+                        .pop()
+                        .ok_or_else(|| ::billing_http::error::ApiError::internal("a record vanished while read"))
+                }
+
+                /// A page of records with their owned children and the records they show:
+                /// one query per table, whatever the page's size.
+                #[allow(unused_mut)]
+                pub fn complete_page(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    records: Vec<Record>,
+                ) -> ApiResult<Vec<Record>> {
+                    let mut records = Self::with_children(connection, records)?;
+                    #(::billing_http::machinery::shown::fill(connection, &mut records, |record| &mut record.#shown)?;)*
+                    Ok(records)
+                }
+            }
+
+            #children
+
+            impl ::billing_http::machinery::resource::Versioned for Record {
+                fn id(&self) -> i64 {
+                    self.id
+                }
+
+                fn version(&self) -> i64 {
+                    self.version
+                }
+
+                /// The record's, then each shown record's (and what that one shows).
+                #[allow(unused_mut)]
+                fn shown_versions(&self) -> Vec<i64> {
+                    let mut versions = vec![self.version];
+                    #(::billing_http::machinery::shown::ShownMember::versions(&self.#shown, &mut versions);)*
+                    versions
+                }
+            }
+
+            /// Other records may show this one whole (`shown_as(…)`).
+            impl ::billing_http::machinery::shown::ShownRecord for Record {
+                type Key = i64;
+                const NOUN: &'static str = #noun;
+                const KEY: &'static str = "id";
+                const FIELDS: &'static [Field] = <super::#name as Resource>::FIELDS;
+
+                fn key(&self) -> i64 {
+                    self.id
+                }
+
+                fn load(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    keys: &[i64],
+                ) -> ApiResult<Vec<Record>> {
+                    let rows = storage::find_many(connection, keys)?;
+                    Record::complete_page(connection, rows.into_iter().map(Record::from).collect())
+                }
+
+                fn shown_versions(&self) -> Vec<i64> {
+                    ::billing_http::machinery::resource::Versioned::shown_versions(self)
+                }
+            }
+
+            #input
+
+            impl Input {
+                /// The values to store, once the rules across fields and the references hold
+                /// (in the record and in every owned element). `current` is the stored record a
+                /// replace starts from (`None` on create): its stamps and create-only values.
+                #[allow(unused_variables, unused_mut)]
+                pub fn changes(
+                    &self,
+                    connection: &mut ::billing_persistence::DbConnection,
+                    current: Option<&Record>,
+                ) -> ApiResult<(storage::Changes, Children)> {
+                    let now = ::billing_persistence::now();
+                    #(let #names = #values;)*
+                    let mut errors = ::billing_domain::ValidationErrors::default();
+                    #(#write_only_checks)*
+                    #(#create_only_checks)*
+                    #rules
+                    if !errors.is_empty() {
+                        return Err(errors.into());
+                    }
+                    #(#references)*
+                    let children = self.children(connection)?;
+                    Ok((storage::Changes { #(#names,)* }, children))
+                }
+            }
+
+            /// The declared request headers of a write (parsed; `None` when not sent), and
+            /// for a patch the member paths its operations change.
+            #[derive(Debug, Default)]
+            pub struct Options {
+                #(pub #header_names: Option<bool>,)*
+                pub patched_paths: Option<Vec<String>>,
+                pub request_id: String,
+            }
+
+            impl Options {
+                fn of(request: &WriteRequest) -> Self {
+                    Self {
+                        #(#header_names: request.flag(#header_texts),)*
+                        patched_paths: request.patched_paths.clone(),
+                        request_id: request.request_id.clone(),
+                    }
+                }
+            }
+
+            impl ::billing_http::machinery::declared::Shapes for super::#name {
+                type Changes = storage::Changes;
+                type Options = Options;
+            }
+
+            impl Resource for super::#name {
+                const PATH: &'static str = #path;
+                const NOUN: &'static str = #noun;
+                const DESCRIPTION: &'static str = #description;
+                const READ: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::#read;
+                const WRITE: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::#write;
+                const OPERATIONS: Operations = #operations;
+                const CREATED_STATUS: u16 = #created_status;
+                const EMBEDDED: &'static [::billing_http::machinery::embedded::Embedded] = #embedded;
+                const FIELDS: &'static [Field] = #fields;
+                const FILTERS: &'static [FilterParam] = &[
+                    FilterParam::new("id", ::billing_domain::query::FilterKind::Id, "Filter on the id."),
+                    #(#member_filters)*
+                    #(#extra_filters)*
+                ];
+                const SORT_KEYS: &'static [&'static str] = &["id", #(#sort_keys,)*];
+                const HEADERS: &'static [HeaderParam] = &[
+                    #(HeaderParam::boolean(#header_texts, #header_docs),)*
+                ];
+
+                type Record = Record;
+                type Input = Input;
+
+                fn sort_keys() -> &'static [&'static str] {
+                    static KEYS: ::std::sync::OnceLock<Vec<&'static str>> = ::std::sync::OnceLock::new();
+                    KEYS.get_or_init(|| {
+                        ::billing_http::machinery::resource::with_nested_sort_keys(Self::SORT_KEYS, Self::FIELDS)
+                    })
+                }
+
+                fn list(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    caller: &::billing_auth::AuthenticatedUser,
+                    query: &::billing_domain::query::ListQuery,
+                ) -> ApiResult<(Vec<Record>, i64)> {
+                    let (records, total) = ::billing_http::machinery::resource::page(
+                        storage::list(connection, query, &caller.contract_owners)?,
+                    );
+                    Ok((Record::complete_page(connection, records)?, total))
+                }
+
+                /// 403 for a record outside the caller's scope (lists leave those out).
+                #[allow(unused_variables)]
+                fn find(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    caller: &::billing_auth::AuthenticatedUser,
+                    id: i64,
+                ) -> ApiResult<Option<Record>> {
+                    let Some(row) = storage::find(connection, id)? else {
+                        return Ok(None);
+                    };
+                    #find_scope
+                    Record::assemble(connection, row).map(Some)
+                }
+
+                fn create(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    caller: &::billing_auth::AuthenticatedUser,
+                    mut input: Input,
+                ) -> ApiResult<Record> {
+                    #hooks::complete(connection, caller, None, &mut input)?;
+                    let (changes, children) = input.changes(connection, None)?;
+                    #write_scope
+                    #hooks::check_write(connection, caller, None, &changes)?;
+                    let row = storage::insert(connection, &changes)?;
+                    children.write(connection, row.id)?;
+                    let record = Record::assemble(connection, row)?;
+                    #hooks::written(connection, caller, None, &record, &Options::default())?;
+                    Ok(record)
+                }
+
+                fn replace(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    caller: &::billing_auth::AuthenticatedUser,
+                    current: &Record,
+                    mut input: Input,
+                    request: &WriteRequest,
+                ) -> ApiResult<Option<Record>> {
+                    #hooks::check_change(connection, caller, current)?;
+                    #hooks::complete(connection, caller, Some(current), &mut input)?;
+                    let (changes, children) = input.changes(connection, Some(current))?;
+                    #write_scope
+                    #hooks::check_write(connection, caller, Some(current), &changes)?;
+                    // The record's row is rewritten even when only its children change, so its
+                    // version (and ETag) moves and a concurrent writer of the same version loses.
+                    let Some(row) = storage::update(connection, current.id, current.version, &changes)? else {
+                        return Ok(None);
+                    };
+                    children.write(connection, row.id)?;
+                    let record = Record::assemble(connection, row)?;
+                    #hooks::written(connection, caller, Some(current), &record, &Options::of(request))?;
+                    Ok(Some(record))
+                }
+
+                fn delete(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    caller: &::billing_auth::AuthenticatedUser,
+                    current: &Record,
+                ) -> ApiResult<bool> {
+                    #hooks::check_change(connection, caller, current)?;
+                    #hooks::check_delete(connection, caller, current)?;
+                    // Children first (their own children go with them: ON DELETE CASCADE); if
+                    // the record changed meanwhile the delete below finds nothing and the
+                    // caller rolls the whole transaction back.
+                    #(::billing_persistence::#child_tables::delete_of(connection, current.id)?;)*
+                    let deleted = storage::delete(connection, current.id, current.version)?;
+                    if deleted {
+                        #hooks::deleted(connection, caller, current)?;
+                    }
+                    Ok(deleted)
+                }
+
+                fn after_commit(state: &::billing_http::state::AppState) {
+                    #hooks::after_commit(state)
+                }
+
+                fn prepare(
+                    state: &::billing_http::state::AppState,
+                    values: Vec<String>,
+                ) -> impl ::std::future::Future<Output = ApiResult<::billing_http::machinery::resource::Prepared>> {
+                    #hooks::prepare(state, values)
+                }
+
+                fn attach_prepared(
+                    input: &mut Input,
+                    prepared: &::billing_http::machinery::resource::Prepared,
+                ) -> ApiResult<()> {
+                    #hooks::attach_prepared(input, prepared)
+                }
+
+                fn committed(state: &::billing_http::state::AppState) {
+                    #hooks::committed(state)
+                }
+
+                /// The declared filters but a write-only member's.
+                fn filters() -> &'static [FilterParam] {
+                    static FILTERS: ::std::sync::OnceLock<Vec<FilterParam>> = ::std::sync::OnceLock::new();
+                    FILTERS.get_or_init(|| {
+                        ::billing_http::machinery::resource::without_write_only(Self::FILTERS, Self::FIELDS)
+                    })
+                }
+            }
+        }
+        pub use self::declared::{Input, Options, Record};
+    })
+}
+
+/// The contract owner a scoped record belongs to, from a row or changes: its scope column, or
+/// the owner of the record that column names (`customer_id in customers.contract_owner_id`).
+#[allow(clippy::type_complexity)]
+fn scope_owner(declaration: &Declaration) -> Option<Box<dyn Fn(TokenStream) -> TokenStream + '_>> {
+    let scope = declaration.scope.as_ref()?;
+    Some(Box::new(move |source: TokenStream| {
+        let column = &scope.column;
+        let mut steps = quote!(let owner = #source.#column;);
+        for (table, owner) in &scope.through {
+            steps.extend(quote! {
+                let owner = match ::billing_persistence::#table::find(connection, owner)? {
+                    Some(owner) => owner.#owner,
+                    None => {
+                        return Err(::billing_http::error::ApiError::internal(
+                            "the record a scoped record belongs to is missing",
+                        ))
+                    }
+                };
+            });
+        }
+        quote!({ #steps owner })
+    }))
+}
