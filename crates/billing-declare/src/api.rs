@@ -13,7 +13,9 @@ use crate::grammar::{Declaration, doc_text, json_name};
 use crate::stored::Handed;
 
 /// `Name { path: "…", noun: "…", read: P, write: P, storage: path[, operations: …]
-/// [, created_status: …][, embedded: …] }`.
+/// [, created_status: …][, embedded: …][, rated: true] }`. `rated`: rating reads the
+/// records, so each write records its change in the write's transaction and after the commit
+/// the rating index catches up (`billing_http::live_rating`).
 pub struct ApiWith {
     name: Ident,
     path: LitStr,
@@ -24,6 +26,7 @@ pub struct ApiWith {
     operations: Option<Expr>,
     created_status: Option<Expr>,
     embedded: Option<Expr>,
+    rated: bool,
 }
 
 impl Parse for ApiWith {
@@ -33,6 +36,7 @@ impl Parse for ApiWith {
         syn::braced!(content in input);
         let (mut path, mut noun, mut read, mut write, mut storage) = (None, None, None, None, None);
         let (mut operations, mut created_status, mut embedded) = (None, None, None);
+        let mut rated = false;
         while !content.is_empty() {
             let key: Ident = content.parse()?;
             content.parse::<Token![:]>()?;
@@ -45,6 +49,7 @@ impl Parse for ApiWith {
                 "operations" => operations = Some(content.parse()?),
                 "created_status" => created_status = Some(content.parse()?),
                 "embedded" => embedded = Some(content.parse()?),
+                "rated" => rated = content.parse::<syn::LitBool>()?.value,
                 _ => {
                     return Err(syn::Error::new(
                         key.span(),
@@ -67,6 +72,7 @@ impl Parse for ApiWith {
             operations,
             created_status,
             embedded,
+            rated,
         })
     }
 }
@@ -210,6 +216,25 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
         None => (TokenStream::new(), TokenStream::new()),
     };
     let hooks = quote!(<super::#name as ::billing_http::machinery::declared::Hooks>);
+    let change = |id: TokenStream, before: TokenStream, after: TokenStream| {
+        with.rated.then(|| {
+            quote! {
+                ::billing_http::live_rating::record_change(
+                    connection, <super::#name as Resource>::PATH, #id, #before, #after,
+                )?;
+            }
+        })
+    };
+    let created_change = change(quote!(record.id), quote!(None), quote!(Some(&record)));
+    let replaced_change = change(
+        quote!(record.id),
+        quote!(Some(current)),
+        quote!(Some(&record)),
+    );
+    let deleted_change = change(quote!(current.id), quote!(Some(current)), quote!(None));
+    let catch_up = with
+        .rated
+        .then(|| quote!(::billing_http::live_rating::LiveRating::after_commit(state);));
     Ok(quote! {
         mod declared {
             #[allow(unused_imports)]
@@ -439,6 +464,7 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     children.write(connection, row.id)?;
                     let record = Record::assemble(connection, row)?;
                     #hooks::written(connection, caller, None, &record, &Options::default())?;
+                    #created_change
                     Ok(record)
                 }
 
@@ -462,6 +488,7 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     children.write(connection, row.id)?;
                     let record = Record::assemble(connection, row)?;
                     #hooks::written(connection, caller, Some(current), &record, &Options::of(request))?;
+                    #replaced_change
                     Ok(Some(record))
                 }
 
@@ -479,11 +506,13 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     let deleted = storage::delete(connection, current.id, current.version)?;
                     if deleted {
                         #hooks::deleted(connection, caller, current)?;
+                        #deleted_change
                     }
                     Ok(deleted)
                 }
 
                 fn after_commit(state: &::billing_http::state::AppState) {
+                    #catch_up
                     #hooks::after_commit(state)
                 }
 

@@ -21,6 +21,7 @@ pub fn module(declaration: &Declaration) -> TokenStream {
         let kind = &filter.kind;
         quote_spanned!(kind.span()=> #[allow(non_camel_case_types)] type #alias = #kind;)
     });
+    let names = names(declaration);
     let (draft, parsed) = structs(declaration);
     let document = document_impl(declaration);
     let description = crate::documents::description(declaration);
@@ -35,10 +36,34 @@ pub fn module(declaration: &Declaration) -> TokenStream {
 
             #(#aliases)*
             #(#filter_aliases)*
+            #names
             #draft
             #parsed
             #document
             #description
+        }
+    }
+}
+
+/// `names::member` for each member, owned child and extra filter: its JSON name, for code
+/// that names one (checked by the compiler against the declaration, never typed twice).
+fn names(declaration: &Declaration) -> TokenStream {
+    let children = declaration.children.as_deref().unwrap_or_default();
+    let idents = declaration
+        .fields
+        .iter()
+        .map(|field| &field.name)
+        .chain(children.iter().map(|child| &child.name))
+        .chain(declaration.extra_filters.iter().map(|filter| &filter.name));
+    let constants = idents.map(|ident| {
+        let json = json_name(ident);
+        quote!(pub const #ident: &str = #json;)
+    });
+    quote! {
+        /// The JSON name of each member, owned child and extra filter.
+        #[allow(non_upper_case_globals)]
+        pub mod names {
+            #(#constants)*
         }
     }
 }

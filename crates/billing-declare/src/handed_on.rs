@@ -7,7 +7,8 @@ use quote::quote;
 
 use crate::grammar::Declaration;
 
-/// `macro_rules! table { (then $(, with…)?) => { then! { (with…) <declaration> } } }`.
+/// The macro named after the table: `table!(then $(, with…)?)` expands to
+/// `then! { (with…) <declaration> }`.
 pub fn macro_of(declaration: &Declaration) -> TokenStream {
     let table = &declaration.table;
     let tokens = fixed_form(declaration);

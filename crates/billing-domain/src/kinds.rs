@@ -373,8 +373,10 @@ impl Kind for Bool {
     }
 }
 
-/// The JSON name of a declared field: its Rust name in lower camel case, computed at compile
-/// time so the name is written once (`charge_group_category_id` → `chargeGroupCategoryId`).
+/// The JSON name of a field: its Rust name in lower camel case, computed at compile time so
+/// the name is written once (`charge_group_category_id` → `chargeGroupCategoryId`). A declared
+/// member's name is `resources::<table>::names::<member>`; this is for other tables' columns
+/// (the reference data summary's).
 #[macro_export]
 macro_rules! json_name {
     ($field:ident) => {{
@@ -386,19 +388,6 @@ macro_rules! json_name {
             Err(_) => panic!("a field name is ASCII"),
         }
     }};
-}
-
-/// The JSON name of a declared member: its column's (`currency_id` → `currencyId`), or, for a
-/// column `shown_as` another record, that member's (`currency`): what responses, filters and
-/// sort keys call it.
-#[macro_export]
-macro_rules! member_name {
-    ($field:ident) => {
-        $crate::json_name!($field)
-    };
-    ($field:ident, $shown:ident) => {
-        $crate::json_name!($shown)
-    };
 }
 
 /// A raw identifier (`r#type`, for a JSON member named after a keyword) is named without `r#`.

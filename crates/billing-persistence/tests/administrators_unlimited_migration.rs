@@ -1,7 +1,6 @@
 //! The migration that frees administrators of contract owners (an ADMINISTRATOR cannot be
 //! limited to them): an administrator's rows go, every other user's stay.
 
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -29,40 +28,41 @@ struct Link {
 
 /// Migrates up to just before the migration, stores the users, runs the rest and lists who
 /// is still limited.
-macro_rules! migrate_across {
-    ($connection:expr, $migrations:expr) => {{
-        let connection = $connection;
-        let migrations = || $migrations;
-        loop {
-            let pending = connection
-                .pending_migrations(migrations())
-                .expect("pending");
-            let Some(next) = pending.first() else {
-                panic!("the migration is missing")
-            };
-            if next.name().to_string().starts_with(THE_MIGRATION) {
-                break;
-            }
-            connection
-                .run_next_migration(migrations())
-                .expect("earlier migration");
+fn migrate_across<C>(connection: &mut C, migrations: fn() -> EmbeddedMigrations) -> Vec<i64>
+where
+    C: Connection + MigrationHarness<C::Backend>,
+    EmbeddedMigrations: diesel::migration::MigrationSource<C::Backend>,
+    for<'a> diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'a, C, Link>,
+{
+    loop {
+        let pending = connection
+            .pending_migrations(migrations())
+            .expect("pending");
+        let Some(next) = pending.first() else {
+            panic!("the migration is missing")
+        };
+        if next.name().to_string().starts_with(THE_MIGRATION) {
+            break;
         }
-        connection.batch_execute(USERS_BEFORE).expect("users");
         connection
-            .run_pending_migrations(migrations())
-            .expect("the migration");
-        let links: Vec<Link> =
-            diesel::sql_query("SELECT user_id FROM user_contract_owners ORDER BY user_id")
-                .load(connection)
-                .expect("links");
-        links.iter().map(|link| link.user_id).collect::<Vec<_>>()
-    }};
+            .run_next_migration(migrations())
+            .expect("earlier migration");
+    }
+    connection.batch_execute(USERS_BEFORE).expect("users");
+    connection
+        .run_pending_migrations(migrations())
+        .expect("the migration");
+    let links: Vec<Link> =
+        diesel::sql_query("SELECT user_id FROM user_contract_owners ORDER BY user_id")
+            .load(connection)
+            .expect("links");
+    links.iter().map(|link| link.user_id).collect::<Vec<_>>()
 }
 
 #[test]
 fn sqlite_frees_only_administrators() {
     let mut connection = SqliteConnection::establish(":memory:").expect("sqlite");
-    assert_eq!(migrate_across!(&mut connection, SQLITE), [3, 4]);
+    assert_eq!(migrate_across(&mut connection, || SQLITE), [3, 4]);
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn postgres_frees_only_administrators() {
         billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
     let outcome = {
         let mut connection = PgConnection::establish(&url).expect("postgres");
-        migrate_across!(&mut connection, POSTGRES)
+        migrate_across(&mut connection, || POSTGRES)
     };
     let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
     assert_eq!(outcome, [3, 4]);

@@ -2,7 +2,6 @@
 //! `user_contract_owners` keeps every restriction: each id becomes a row, and an id that names
 //! no contract owner gets a placeholder owner (a restricted user never becomes unrestricted).
 
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -36,22 +35,34 @@ struct Owner {
 }
 
 /// Migrates up to just before the migration, stores users the old way, runs the rest and
-/// describes what came out (links, then contract owners). A macro: the two connections share
-/// no trait that can both migrate and load.
-macro_rules! migrate_across {
-    ($connection:expr, $migrations:expr) => {{
-    let connection = $connection;
-    let migrations = || $migrations;
+/// describes what came out (links, then contract owners).
+fn migrate_across<C>(connection: &mut C, migrations: fn() -> EmbeddedMigrations) -> String
+where
+    C: Connection + MigrationHarness<C::Backend>,
+    EmbeddedMigrations: diesel::migration::MigrationSource<C::Backend>,
+    for<'a> diesel::query_builder::SqlQuery:
+        diesel::query_dsl::LoadQuery<'a, C, Link> + diesel::query_dsl::LoadQuery<'a, C, Owner>,
+{
     loop {
-        let pending = connection.pending_migrations(migrations()).expect("pending");
-        let Some(next) = pending.first() else { panic!("the migration is missing") };
+        let pending = connection
+            .pending_migrations(migrations())
+            .expect("pending");
+        let Some(next) = pending.first() else {
+            panic!("the migration is missing")
+        };
         if next.name().to_string().starts_with(THE_MIGRATION) {
             break;
         }
-        connection.run_next_migration(migrations()).expect("earlier migration");
+        connection
+            .run_next_migration(migrations())
+            .expect("earlier migration");
     }
-    connection.batch_execute(USERS_BEFORE).expect("users stored as text");
-    connection.run_pending_migrations(migrations()).expect("the migration");
+    connection
+        .batch_execute(USERS_BEFORE)
+        .expect("users stored as text");
+    connection
+        .run_pending_migrations(migrations())
+        .expect("the migration");
     let links: Vec<Link> = diesel::sql_query(
         "SELECT user_id, contract_owner_id FROM user_contract_owners ORDER BY user_id, contract_owner_id",
     )
@@ -62,9 +73,18 @@ macro_rules! migrate_across {
         .expect("owners");
     let mut lines: Vec<String> = links
         .iter()
-        .map(|link| format!("user {} -> contract owner {}", link.user_id, link.contract_owner_id))
+        .map(|link| {
+            format!(
+                "user {} -> contract owner {}",
+                link.user_id, link.contract_owner_id
+            )
+        })
         .collect();
-    lines.extend(owners.iter().map(|owner| format!("{}: {}", owner.id, owner.name)));
+    lines.extend(
+        owners
+            .iter()
+            .map(|owner| format!("{}: {}", owner.id, owner.name)),
+    );
     // A contract owner created afterwards gets a fresh id, past the placeholders.
     connection
         .batch_execute("INSERT INTO contract_owners (name) VALUES ('Next')")
@@ -75,7 +95,6 @@ macro_rules! migrate_across {
             .expect("next");
     lines.push(format!("next id: {}", next[0].id));
     lines.join("\n")
-    }};
 }
 
 const EXPECTED: &str = "user 2 -> contract owner 7
@@ -88,7 +107,7 @@ next id: 13";
 #[test]
 fn sqlite_keeps_every_restriction() {
     let mut connection = SqliteConnection::establish(":memory:").expect("sqlite");
-    let outcome = migrate_across!(&mut connection, SQLITE);
+    let outcome = migrate_across(&mut connection, || SQLITE);
     assert_eq!(outcome, EXPECTED);
 }
 
@@ -107,7 +126,7 @@ fn postgres_keeps_every_restriction() {
         billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
     let outcome = {
         let mut connection = PgConnection::establish(&url).expect("postgres");
-        migrate_across!(&mut connection, POSTGRES)
+        migrate_across(&mut connection, || POSTGRES)
     };
     let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
     assert_eq!(outcome, EXPECTED);

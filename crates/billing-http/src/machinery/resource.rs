@@ -402,22 +402,6 @@ pub trait Versioned {
     }
 }
 
-/// Implements [`Versioned`] for records with `id` and `version` fields.
-#[macro_export]
-macro_rules! versioned {
-    ($($record:ty),* $(,)?) => {
-        $(impl $crate::machinery::resource::Versioned for $record {
-            fn id(&self) -> i64 {
-                self.id
-            }
-
-            fn version(&self) -> i64 {
-                self.version
-            }
-        })*
-    };
-}
-
 pub trait Resource: Sized + 'static {
     /// The path segment under `/v1`, e.g. `charge-groups`.
     const PATH: &'static str;

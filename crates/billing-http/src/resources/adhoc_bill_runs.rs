@@ -47,7 +47,7 @@ impl Hooks for AdhocBillRuns {
         _: Option<&Record>,
         input: &mut Input,
     ) -> ApiResult<()> {
-        let field = billing_domain::json_name!(site_ids);
+        let field = billing_domain::resources::adhoc_bill_runs::names::site_ids;
         for (index, site) in input.site_ids.iter().enumerate() {
             if input.site_ids[..index]
                 .iter()

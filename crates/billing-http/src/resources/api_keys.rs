@@ -316,4 +316,12 @@ impl Resource for ApiKeys {
     }
 }
 
-crate::versioned!(ApiKey);
+impl crate::machinery::resource::Versioned for ApiKey {
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+}

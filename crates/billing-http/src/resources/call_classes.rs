@@ -19,12 +19,11 @@ billing_domain::call_classes!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::call_classes,
+        rated: true,
     }
 );
 
 impl Hooks for CallClasses {
-    crate::rating_change_hooks!();
-
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

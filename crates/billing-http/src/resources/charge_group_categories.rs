@@ -16,12 +16,11 @@ billing_domain::charge_group_categories!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::charge_group_categories,
+        rated: true,
     }
 );
 
 impl Hooks for ChargeGroupCategories {
-    crate::rating_change_hooks!();
-
     fn check_delete(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -16,12 +16,11 @@ billing_domain::charge_groups!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::charge_groups,
+        rated: true,
     }
 );
 
 impl Hooks for ChargeGroups {
-    crate::rating_change_hooks!();
-
     fn check_delete(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -20,7 +20,10 @@ billing_domain::customers!(
         storage: billing_persistence::customers,
         embedded: &[crate::machinery::embedded::Embedded::of::<
             crate::resources::sites::Sites,
-        >("sites", billing_domain::json_name!(customer_id),)],
+        >(
+            "sites",
+            billing_domain::resources::sites::names::customer_id,
+        )],
     }
 );
 
@@ -39,7 +42,7 @@ impl Hooks for Customers {
             )?
         {
             return Err(ApiError::field(
-                billing_domain::json_name!(contract_owner_sub_brand_id),
+                billing_domain::resources::customers::names::contract_owner_sub_brand_id,
                 format!(
                     "sub-brand {sub_brand} is not one of contract owner {}'s sub-brands",
                     changes.contract_owner_id

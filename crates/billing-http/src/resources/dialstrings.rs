@@ -19,12 +19,11 @@ billing_domain::dialstrings!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::dialstrings,
+        rated: true,
     }
 );
 
 impl Hooks for Dialstrings {
-    crate::rating_change_hooks!();
-
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -19,12 +19,11 @@ billing_domain::ignored_call_classes!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::ignored_call_classes,
+        rated: true,
     }
 );
 
 impl Hooks for IgnoredCallClasses {
-    crate::rating_change_hooks!();
-
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

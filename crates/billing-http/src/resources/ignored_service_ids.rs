@@ -12,9 +12,8 @@ billing_domain::ignored_service_ids!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::ignored_service_ids,
+        rated: true,
     }
 );
 
-impl Hooks for IgnoredServiceIds {
-    crate::rating_change_hooks!();
-}
+impl Hooks for IgnoredServiceIds {}

@@ -39,47 +39,63 @@ pub mod user_roles;
 pub mod users;
 
 use crate::machinery::handlers::register;
+use crate::machinery::resource::Resource;
 use crate::openapi::ResourceDoc;
 
-macro_rules! resources {
-    ($($resource:ty),* $(,)?) => {
-        /// Routes every resource under the current (`/v1`) scope.
-        pub fn register_all(config: &mut actix_web::web::ServiceConfig) {
-            $(register::<$resource>(config);)*
-        }
-
-        /// The declarations of every resource, for the OpenAPI document.
-        pub fn documentation() -> Vec<ResourceDoc> {
-            vec![$(ResourceDoc::of::<$resource>()),*]
-        }
-    };
+/// One served resource: how it is routed and how it is documented.
+struct Served {
+    register: fn(&mut actix_web::web::ServiceConfig),
+    document: fn() -> ResourceDoc,
 }
 
-resources!(
-    users::Users,
-    user_roles::UserRoles,
-    api_keys::ApiKeys,
-    countries::Countries,
-    currencies::Currencies,
-    locales::Locales,
-    reference_data_sources::ReferenceDataSources,
-    charge_group_categories::ChargeGroupCategories,
-    charge_groups::ChargeGroups,
-    reference_data_source_charge_groups::ReferenceDataSourceChargeGroups,
-    tax_bands::TaxBands,
-    currency_rates::CurrencyRates,
-    ignored_service_ids::IgnoredServiceIds,
-    dialstrings::Dialstrings,
-    call_classes::CallClasses,
-    ignored_call_classes::IgnoredCallClasses,
-    contract_owners::ContractOwners,
-    billing_cycles::BillingCycles,
-    invoice_templates::InvoiceTemplates,
-    customers::Customers,
-    custom_field_definitions::CustomFieldDefinitions,
-    payment_provider_mandates::PaymentProviderMandates,
-    sites::Sites,
-    inventory_items::InventoryItems,
-    adhoc_bill_runs::AdhocBillRuns,
-    audit_events::AuditEvents,
-);
+const fn served<R: Resource>() -> Served {
+    Served {
+        register: register::<R>,
+        document: ResourceDoc::of::<R>,
+    }
+}
+
+/// Every resource, in the order the OpenAPI document lists them.
+const SERVED: &[Served] = &[
+    served::<users::Users>(),
+    served::<user_roles::UserRoles>(),
+    served::<api_keys::ApiKeys>(),
+    served::<countries::Countries>(),
+    served::<currencies::Currencies>(),
+    served::<locales::Locales>(),
+    served::<reference_data_sources::ReferenceDataSources>(),
+    served::<charge_group_categories::ChargeGroupCategories>(),
+    served::<charge_groups::ChargeGroups>(),
+    served::<reference_data_source_charge_groups::ReferenceDataSourceChargeGroups>(),
+    served::<tax_bands::TaxBands>(),
+    served::<currency_rates::CurrencyRates>(),
+    served::<ignored_service_ids::IgnoredServiceIds>(),
+    served::<dialstrings::Dialstrings>(),
+    served::<call_classes::CallClasses>(),
+    served::<ignored_call_classes::IgnoredCallClasses>(),
+    served::<contract_owners::ContractOwners>(),
+    served::<billing_cycles::BillingCycles>(),
+    served::<invoice_templates::InvoiceTemplates>(),
+    served::<customers::Customers>(),
+    served::<custom_field_definitions::CustomFieldDefinitions>(),
+    served::<payment_provider_mandates::PaymentProviderMandates>(),
+    served::<sites::Sites>(),
+    served::<inventory_items::InventoryItems>(),
+    served::<adhoc_bill_runs::AdhocBillRuns>(),
+    served::<audit_events::AuditEvents>(),
+];
+
+/// Routes every resource under the current (`/v1`) scope.
+pub fn register_all(config: &mut actix_web::web::ServiceConfig) {
+    for resource in SERVED {
+        (resource.register)(config);
+    }
+}
+
+/// The declarations of every resource, for the OpenAPI document.
+pub fn documentation() -> Vec<ResourceDoc> {
+    SERVED
+        .iter()
+        .map(|resource| (resource.document)())
+        .collect()
+}

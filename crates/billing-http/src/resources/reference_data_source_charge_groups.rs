@@ -20,6 +20,7 @@ billing_domain::reference_data_source_charge_groups!(
         read: ReadReferenceData,
         write: WriteReferenceData,
         storage: billing_persistence::reference_data_source_charge_groups,
+        rated: true,
     }
 );
 
@@ -33,8 +34,6 @@ pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) 
 }
 
 impl Hooks for ReferenceDataSourceChargeGroups {
-    crate::rating_change_hooks!();
-
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

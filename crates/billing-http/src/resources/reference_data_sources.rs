@@ -17,6 +17,7 @@ billing_domain::reference_data_sources!(
         read: ReadReferenceData,
         write: ManageReferenceDataSources,
         storage: billing_persistence::reference_data_sources,
+        rated: true,
     }
 );
 
@@ -35,7 +36,4 @@ impl Hooks for ReferenceDataSources {
         }
         Ok(())
     }
-
-    // Lookups show the source's name: rating follows its changes.
-    crate::rating_change_hooks!();
 }

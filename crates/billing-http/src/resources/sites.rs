@@ -6,7 +6,8 @@
 use billing_auth::AuthenticatedUser;
 use billing_domain::ValidationErrors;
 use billing_domain::customers::InvoiceTemplateType;
-use billing_domain::json_name;
+use billing_domain::resources::site_invoice_details::names as detail_names;
+use billing_domain::resources::sites::names;
 use billing_domain::sites::{
     ContactInvoiceFlags, MandateFacts, ReceivingSiteFacts, SiteContacts, check_invoice_routing,
     check_mandate, check_receiving_site, is_ended,
@@ -83,7 +84,7 @@ impl Hooks for Sites {
             ));
         }
         if let Some(details) = &mut input.site_invoice_details {
-            let path = json_name!(site_invoice_details);
+            let path = names::site_invoice_details;
             let stored = current.and_then(|site| site.site_invoice_details.as_ref());
             check_templates(connection, path, details, stored, &mut errors)?;
             fill_mandate(connection, path, details, &mut errors)?;
@@ -112,7 +113,7 @@ impl Hooks for Sites {
         let sets_end = options
             .patched_paths
             .as_ref()
-            .is_none_or(|paths| paths.iter().any(|path| path == json_name!(end_date)));
+            .is_none_or(|paths| paths.iter().any(|path| path == names::end_date));
         let Some(end_date) = record.end_date.filter(|_| sets_end) else {
             return Err(ApiError::field(
                 header,
@@ -163,7 +164,7 @@ fn settle_contacts(current: Option<&Record>, input: &mut Input, errors: &mut Val
             receive_invoice_by: contact.receive_invoice_by.clone(),
         })
         .collect();
-    let settled = match SiteContacts::settle(json_name!(site_contacts), flags, previous) {
+    let settled = match SiteContacts::settle(names::site_contacts, flags, previous) {
         Ok(settled) => settled,
         Err(broken) => {
             errors.errors.extend(broken.errors);
@@ -195,13 +196,13 @@ fn check_templates(
         .clone()
         .unwrap_or_default();
     let mut wanted: Vec<(String, i64, &str)> = vec![(
-        format!("{path}.{}", json_name!(invoice_template_id)),
+        format!("{path}.{}", detail_names::invoice_template_id),
         details.invoice_template_id,
         InvoiceTemplateType::INVOICE,
     )];
     if let Some(id) = details.invoice_summary_template_id {
         wanted.push((
-            format!("{path}.{}", json_name!(invoice_summary_template_id)),
+            format!("{path}.{}", detail_names::invoice_summary_template_id),
             id,
             InvoiceTemplateType::INVOICE_SUMMARY,
         ));
@@ -210,7 +211,7 @@ fn check_templates(
         wanted.push((
             format!(
                 "{path}.{}[{index}]",
-                json_name!(electronic_summary_template_ids)
+                detail_names::electronic_summary_template_ids
             ),
             *id,
             InvoiceTemplateType::ELECTRONIC_SUMMARY,
@@ -234,11 +235,11 @@ fn check_templates(
     if let Some(stored) = stored {
         let fixed = [
             (
-                json_name!(invoice_template_id),
+                detail_names::invoice_template_id,
                 Some(stored.invoice_template_id) != Some(details.invoice_template_id),
             ),
             (
-                json_name!(invoice_summary_template_id),
+                detail_names::invoice_summary_template_id,
                 stored.invoice_summary_template_id != details.invoice_summary_template_id,
             ),
         ];

@@ -48,7 +48,7 @@ impl Hooks for Users {
         input.contract_owner_ids.sort_by_key(|id| id.0);
         input.contract_owner_ids.dedup_by_key(|id| id.0);
         billing_domain::users::check_contract_owner_limit(
-            billing_domain::json_name!(contract_owner_ids),
+            billing_domain::resources::users::names::contract_owner_ids,
             &input.roles,
             input.contract_owner_ids.len(),
         )?;

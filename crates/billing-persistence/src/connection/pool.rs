@@ -10,16 +10,11 @@ use diesel::r2d2::{CustomizeConnection, ManageConnection};
 
 use super::{Backend, DbConnection};
 
-macro_rules! sqlite_settings {
-    () => {
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
-    };
-}
-
-/// Settings every SQLite connection gets: wait for locks instead of failing, write-ahead log,
-/// durable commits (an acknowledged write survives a crash), foreign keys enforced. Every
-/// SQLite connection also gets a Unicode `lower` (`list::register_unicode_lower`).
-pub(super) const SQLITE_PRAGMAS: &str = concat!("PRAGMA busy_timeout = 5000; ", sqlite_settings!());
+/// Settings every SQLite connection gets: wait for locks instead of failing
+/// ([`SQLITE_BUSY_TIMEOUT`]), then [`SQLITE_SETTINGS`]: write-ahead log, durable commits (an
+/// acknowledged write survives a crash), foreign keys enforced. Every SQLite connection also
+/// gets a Unicode `lower` (`list::register_unicode_lower`).
+pub(super) const SQLITE_PRAGMAS: [&str; 2] = [SQLITE_BUSY_TIMEOUT, SQLITE_SETTINGS];
 
 /// How long a SQLite writer waits for its turn among this process's writers: the busy
 /// timeout a pooled connection waits for other processes' (as in [`SQLITE_PRAGMAS`]).
@@ -30,7 +25,8 @@ pub(super) const SQLITE_BUSY_TIMEOUT: &str = "PRAGMA busy_timeout = 5000";
 
 /// [`SQLITE_PRAGMAS`] but the busy timeout: what the start's first connection runs once its own,
 /// longer timeout is set (switching a new file to WAL waits for another process's lock).
-pub(super) const SQLITE_SETTINGS: &str = sqlite_settings!();
+pub(super) const SQLITE_SETTINGS: &str =
+    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
 
 #[derive(Debug)]
 pub(super) struct ConnectionSetup;
@@ -38,9 +34,11 @@ pub(super) struct ConnectionSetup;
 impl CustomizeConnection<Pooled, diesel::r2d2::Error> for ConnectionSetup {
     fn on_acquire(&self, connection: &mut Pooled) -> Result<(), diesel::r2d2::Error> {
         if let DbConnection::Sqlite(sqlite) = &mut connection.connection {
-            sqlite
-                .batch_execute(SQLITE_PRAGMAS)
-                .map_err(diesel::r2d2::Error::QueryError)?;
+            for pragmas in SQLITE_PRAGMAS {
+                sqlite
+                    .batch_execute(pragmas)
+                    .map_err(diesel::r2d2::Error::QueryError)?;
+            }
             crate::list::register_unicode_lower(sqlite).map_err(diesel::r2d2::Error::QueryError)?;
             crate::counts::register_connection_id(sqlite)
                 .map_err(diesel::r2d2::Error::QueryError)?;
