@@ -20,6 +20,7 @@ pub mod number;
 mod prefetch;
 pub mod reference;
 pub mod synthetic;
+pub mod tariff_files;
 mod trie;
 
 pub use engine::{RatingIndex, SharedRatingIndex};

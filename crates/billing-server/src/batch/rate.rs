@@ -13,13 +13,7 @@ use super::BatchError;
 use super::csv_out::RowWriter;
 
 /// Columns a usage file must have (in any order; other columns pass through).
-pub const INPUT_COLUMNS: [&str; 5] = [
-    "reference_data_source_id",
-    "date",
-    "dialled_number",
-    "call_class",
-    "service_id",
-];
+pub use billing_domain::rating::tariff_files::USAGE_COLUMNS as INPUT_COLUMNS;
 
 /// Columns appended to every row.
 pub const OUTPUT_COLUMNS: [&str; 12] = [

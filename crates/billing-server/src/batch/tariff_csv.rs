@@ -4,187 +4,16 @@
 
 use std::path::Path;
 
-use billing_domain::dates::{Validity, parse_date};
+use billing_domain::dates::Validity;
 use billing_domain::rating::engine::Tariff;
-use billing_domain::rating::*;
-use billing_domain::reference_data::ChargingUnitType;
+use billing_domain::rating::tariff_files::read_tariff;
 
 use super::BatchError;
 
-/// The files of a tariff directory and their columns, in order.
-pub const FILES: [(&str, &[&str]); 7] = [
-    (
-        "charge_group_categories.csv",
-        &["id", "name", "charging_unit_type", "start_date", "end_date"],
-    ),
-    (
-        "charge_groups.csv",
-        &[
-            "id",
-            "name",
-            "charge_group_category_id",
-            "start_date",
-            "end_date",
-        ],
-    ),
-    (
-        "source_charge_groups.csv",
-        &[
-            "id",
-            "name",
-            "code",
-            "charge_group_id",
-            "reference_data_source_id",
-            "start_date",
-            "end_date",
-        ],
-    ),
-    (
-        "dialstrings.csv",
-        &[
-            "id",
-            "dialstring",
-            "reference_data_source_charge_group_id",
-            "start_date",
-            "end_date",
-        ],
-    ),
-    (
-        "call_classes.csv",
-        &[
-            "id",
-            "call_class",
-            "reference_data_source_charge_group_id",
-            "start_date",
-            "end_date",
-        ],
-    ),
-    (
-        "ignored_call_classes.csv",
-        &[
-            "id",
-            "call_class",
-            "reference_data_source_id",
-            "start_date",
-            "end_date",
-        ],
-    ),
-    (
-        "ignored_service_ids.csv",
-        &["id", "service_id", "description", "start_date", "end_date"],
-    ),
-];
+pub use billing_domain::rating::tariff_files::FILES;
 
-/// One data line, with what is needed to name its fields in errors.
-struct Line<'a> {
-    file: &'a str,
-    number: u64,
-    columns: &'a [&'a str],
-    record: &'a csv::StringRecord,
-}
-
-impl Line<'_> {
-    fn fail(&self, column: &str, message: impl std::fmt::Display) -> BatchError {
-        BatchError(format!(
-            "{} line {}: {column}: {message}",
-            self.file, self.number
-        ))
-    }
-
-    fn text(&self, column: &str) -> Result<&str, BatchError> {
-        let index = self
-            .columns
-            .iter()
-            .position(|c| *c == column)
-            .unwrap_or(usize::MAX);
-        self.record
-            .get(index)
-            .ok_or_else(|| self.fail(column, "missing"))
-    }
-
-    fn id(&self, column: &str) -> Result<i64, BatchError> {
-        match self.text(column)?.parse::<i64>() {
-            Ok(id) if id >= 1 => Ok(id),
-            _ => Err(self.fail(column, "expected an integer >= 1")),
-        }
-    }
-
-    fn validity(&self) -> Result<Validity, BatchError> {
-        let start = parse_date(self.text("start_date")?)
-            .ok_or_else(|| self.fail("start_date", "expected yyyy-MM-dd"))?;
-        let end = match self.text("end_date")? {
-            "" => None,
-            text => Some(
-                parse_date(text)
-                    .ok_or_else(|| self.fail("end_date", "expected yyyy-MM-dd or nothing"))?,
-            ),
-        };
-        Validity::new(start, end).map_err(|e| {
-            self.fail(
-                "end_date",
-                e.errors
-                    .first()
-                    .map_or("invalid", |f| f.message.as_str())
-                    .to_owned(),
-            )
-        })
-    }
-}
-
-/// Reads `file` of `directory`, calling `each` for every data line.
-fn read_file(
-    directory: &Path,
-    file: &str,
-    columns: &[&str],
-    mut each: impl FnMut(&Line<'_>) -> Result<(), BatchError>,
-) -> Result<(), BatchError> {
-    let path = directory.join(file);
-    if !path.exists() {
-        return Ok(());
-    }
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_path(&path)
-        .map_err(|e| BatchError(format!("{}: {e}", path.display())))?;
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| BatchError(format!("{file}: {e}")))?
-        .iter()
-        .map(str::to_owned)
-        .collect();
-    if header != columns {
-        return Err(BatchError(format!(
-            "{file} line 1: expected the header {}",
-            columns.join(",")
-        )));
-    }
-    let mut record = csv::StringRecord::new();
-    let mut number = 1u64;
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => return Ok(()),
-            Ok(true) => {
-                number += 1;
-                if record.len() != columns.len() {
-                    return Err(BatchError(format!(
-                        "{file} line {number}: expected {} fields, found {}",
-                        columns.len(),
-                        record.len()
-                    )));
-                }
-                each(&Line {
-                    file,
-                    number,
-                    columns,
-                    record: &record,
-                })?;
-            }
-            Err(error) => return Err(BatchError(format!("{file} line {}: {error}", number + 1))),
-        }
-    }
-}
-
-/// Loads every file of a tariff directory.
+/// Loads every file of a tariff directory ([`billing_domain::rating::tariff_files`] reads
+/// them).
 pub fn load(directory: &Path) -> Result<Tariff, BatchError> {
     if !directory.is_dir() {
         return Err(BatchError(format!(
@@ -192,103 +21,16 @@ pub fn load(directory: &Path) -> Result<Tariff, BatchError> {
             directory.display()
         )));
     }
-    let mut tariff = Tariff::default();
-    let [
-        categories,
-        groups,
-        source_groups,
-        dialstrings,
-        call_classes,
-        ignored_classes,
-        ignored_services,
-    ] = FILES;
-    read_file(directory, categories.0, categories.1, |line| {
-        let unit = ChargingUnitType::parse("charging_unit_type", line.text("charging_unit_type")?)
-            .map_err(|_| line.fail("charging_unit_type", "expected DURATION, MB or ONE_OFF"))?;
-        line.validity()?;
-        tariff.categories.push(ChargeGroupCategory {
-            id: line.id("id")?,
-            name: line.text("name")?.to_owned(),
-            charging_unit_type: unit,
-        });
-        Ok(())
-    })?;
-    read_file(directory, groups.0, groups.1, |line| {
-        line.validity()?;
-        tariff.charge_groups.push(ChargeGroup {
-            id: line.id("id")?,
-            name: line.text("name")?.to_owned(),
-            charge_group_category_id: line.id("charge_group_category_id")?,
-        });
-        Ok(())
-    })?;
-    read_file(directory, source_groups.0, source_groups.1, |line| {
-        line.validity()?;
-        tariff.source_charge_groups.push(SourceChargeGroup {
-            id: line.id("id")?,
-            name: line.text("name")?.to_owned(),
-            code: line.text("code")?.to_owned(),
-            charge_group_id: line.id("charge_group_id")?,
-            reference_data_source_id: line.id("reference_data_source_id")?,
-        });
-        Ok(())
-    })?;
-    let known_groups: std::collections::HashSet<i64> =
-        tariff.source_charge_groups.iter().map(|g| g.id).collect();
-    read_file(directory, dialstrings.0, dialstrings.1, |line| {
-        let text = line.text("dialstring")?;
-        if !(2..=15).contains(&text.len()) || !text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(line.fail("dialstring", "expected 2 to 15 digits"));
+    read_tariff(|file| {
+        let path = directory.join(file);
+        if !path.exists() {
+            return Ok(None);
         }
-        let group = line.id("reference_data_source_charge_group_id")?;
-        if !known_groups.contains(&group) {
-            return Err(line.fail(
-                "reference_data_source_charge_group_id",
-                format!("source charge group {group} is not in {}", source_groups.0),
-            ));
-        }
-        tariff.dialstrings.push(DialstringRecord {
-            id: line.id("id")?,
-            dialstring: text.to_owned(),
-            source_charge_group_id: group,
-            validity: line.validity()?,
-        });
-        Ok(())
-    })?;
-    read_file(directory, call_classes.0, call_classes.1, |line| {
-        let group = line.id("reference_data_source_charge_group_id")?;
-        if !known_groups.contains(&group) {
-            return Err(line.fail(
-                "reference_data_source_charge_group_id",
-                format!("source charge group {group} is not in {}", source_groups.0),
-            ));
-        }
-        tariff.call_classes.push(CallClassRecord {
-            id: line.id("id")?,
-            call_class: line.text("call_class")?.to_owned(),
-            source_charge_group_id: group,
-            validity: line.validity()?,
-        });
-        Ok(())
-    })?;
-    read_file(directory, ignored_classes.0, ignored_classes.1, |line| {
-        tariff.ignored_call_classes.push(IgnoredCallClassRecord {
-            id: line.id("id")?,
-            call_class: line.text("call_class")?.to_owned(),
-            reference_data_source_id: line.id("reference_data_source_id")?,
-            validity: line.validity()?,
-        });
-        Ok(())
-    })?;
-    read_file(directory, ignored_services.0, ignored_services.1, |line| {
-        tariff.ignored_service_ids.push(IgnoredServiceIdRecord {
-            id: line.id("id")?,
-            service_id: line.text("service_id")?.to_owned(),
-            validity: line.validity()?,
-        });
-        Ok(())
-    })?;
-    Ok(tariff)
+        std::fs::File::open(&path)
+            .map(|file| Some(std::io::BufReader::new(file)))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    })
+    .map_err(|e| BatchError(e.0))
 }
 
 /// Writes a tariff as the CSV files [`load`] reads.
