@@ -189,52 +189,31 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
             Some((member, _)) => json_name(member),
             None => json_name(&field.name),
         });
-    let scope_checks = scope_owner(declaration);
-    let (find_scope, write_scope) = match &scope_checks {
+    let owner_of = scope_owner(declaration);
+    let owner_of_row = match &owner_of {
         Some(owner_of) => {
-            let column = &declaration
-                .scope
-                .as_ref()
-                .map(|scope| json_name(&scope.column));
-            let of_row = owner_of(quote!(row));
-            let of_changes = owner_of(quote!(changes));
-            (
-                quote! {
-                    if !caller.contract_owners.is_all() {
-                        let owner = #of_row;
-                        ::billing_http::machinery::resource::check_scope(caller, #noun, row.id, owner)?;
-                    }
-                },
-                quote! {
-                    if !caller.contract_owners.is_all() {
-                        let owner = #of_changes;
-                        ::billing_http::machinery::resource::check_scope_of_write(caller, #column, owner)?;
-                    }
-                },
-            )
+            let owner = owner_of(quote!(row));
+            quote!(Some(#owner))
         }
-        None => (TokenStream::new(), TokenStream::new()),
+        None => quote!(None),
     };
+    let owner_of_changes = match &owner_of {
+        Some(owner_of) => {
+            let owner = owner_of(quote!(changes));
+            quote!(Some(#owner))
+        }
+        None => quote!(None),
+    };
+    let scope_member = match &declaration.scope {
+        Some(scope) => {
+            let member = json_name(&scope.column);
+            quote!(Some(#member))
+        }
+        None => quote!(None),
+    };
+    let rated = with.rated;
+    let generic = quote!(::billing_http::machinery::operations);
     let hooks = quote!(<super::#name as ::billing_http::machinery::declared::Hooks>);
-    let change = |id: TokenStream, before: TokenStream, after: TokenStream| {
-        with.rated.then(|| {
-            quote! {
-                ::billing_http::live_rating::record_change(
-                    connection, <super::#name as Resource>::PATH, #id, #before, #after,
-                )?;
-            }
-        })
-    };
-    let created_change = change(quote!(record.id), quote!(None), quote!(Some(&record)));
-    let replaced_change = change(
-        quote!(record.id),
-        quote!(Some(current)),
-        quote!(Some(&record)),
-    );
-    let deleted_change = change(quote!(current.id), quote!(Some(current)), quote!(None));
-    let catch_up = with
-        .rated
-        .then(|| quote!(::billing_http::live_rating::LiveRating::after_commit(state);));
     Ok(quote! {
         mod declared {
             #[allow(unused_imports)]
@@ -278,16 +257,6 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
             }
 
             impl Record {
-                /// One stored row as a record, children and all.
-                fn assemble(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    row: storage::Row,
-                ) -> ApiResult<Record> {
-                    Self::complete_page(connection, vec![Record::from(row)])?
-                        .pop()
-                        .ok_or_else(|| ::billing_http::error::ApiError::internal("a record vanished while read"))
-                }
-
                 /// A page of records with their owned children and the records they show:
                 /// one query per table, whatever the page's size.
                 #[allow(unused_mut)]
@@ -391,9 +360,108 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                 }
             }
 
-            impl ::billing_http::machinery::declared::Shapes for super::#name {
+            impl ::billing_http::machinery::declared::Declared for super::#name {
                 type Changes = storage::Changes;
                 type Options = Options;
+                type Row = storage::Row;
+                type Children = Children;
+                const RATED: bool = #rated;
+                const SCOPE: Option<&'static str> = #scope_member;
+
+                fn list_rows(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    query: &::billing_domain::query::ListQuery,
+                    scope: &::billing_domain::roles::ContractOwnerScope,
+                ) -> ::billing_persistence::error::PersistenceResult<(Vec<storage::Row>, i64)> {
+                    storage::list(connection, query, scope)
+                }
+
+                fn find_row(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    id: i64,
+                ) -> ::billing_persistence::error::PersistenceResult<Option<storage::Row>> {
+                    storage::find(connection, id)
+                }
+
+                fn row_id(row: &storage::Row) -> i64 {
+                    row.id
+                }
+
+                fn complete_page(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    rows: Vec<storage::Row>,
+                ) -> ApiResult<Vec<Record>> {
+                    Record::complete_page(connection, rows.into_iter().map(Record::from).collect())
+                }
+
+                #[allow(unused_variables)]
+                fn owner_of_row(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    row: &storage::Row,
+                ) -> ApiResult<Option<i64>> {
+                    Ok(#owner_of_row)
+                }
+
+                #[allow(unused_variables)]
+                fn owner_of_changes(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    changes: &storage::Changes,
+                ) -> ApiResult<Option<i64>> {
+                    Ok(#owner_of_changes)
+                }
+
+                fn changes(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    input: &Input,
+                    current: Option<&Record>,
+                ) -> ApiResult<(storage::Changes, Children)> {
+                    input.changes(connection, current)
+                }
+
+                fn insert(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    changes: &storage::Changes,
+                ) -> ::billing_persistence::error::PersistenceResult<storage::Row> {
+                    storage::insert(connection, changes)
+                }
+
+                fn update(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    id: i64,
+                    version: i64,
+                    changes: &storage::Changes,
+                ) -> ::billing_persistence::error::PersistenceResult<Option<storage::Row>> {
+                    storage::update(connection, id, version, changes)
+                }
+
+                fn write_children(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    children: &Children,
+                    id: i64,
+                ) -> ApiResult<()> {
+                    children.write(connection, id)
+                }
+
+                #[allow(unused_variables)]
+                fn delete_children(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    id: i64,
+                ) -> ::billing_persistence::error::PersistenceResult<()> {
+                    #(::billing_persistence::#child_tables::delete_of(connection, id)?;)*
+                    Ok(())
+                }
+
+                fn delete_row(
+                    connection: &mut ::billing_persistence::DbConnection,
+                    id: i64,
+                    version: i64,
+                ) -> ::billing_persistence::error::PersistenceResult<bool> {
+                    storage::delete(connection, id, version)
+                }
+
+                fn options(request: &WriteRequest) -> Options {
+                    Options::of(request)
+                }
             }
 
             impl Resource for super::#name {
@@ -431,65 +499,33 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     caller: &::billing_auth::AuthenticatedUser,
                     query: &::billing_domain::query::ListQuery,
                 ) -> ApiResult<(Vec<Record>, i64)> {
-                    let (records, total) = ::billing_http::machinery::resource::page(
-                        storage::list(connection, query, &caller.contract_owners)?,
-                    );
-                    Ok((Record::complete_page(connection, records)?, total))
+                    #generic::list::<super::#name>(connection, caller, query)
                 }
 
-                /// 403 for a record outside the caller's scope (lists leave those out).
-                #[allow(unused_variables)]
                 fn find(
                     connection: &mut ::billing_persistence::DbConnection,
                     caller: &::billing_auth::AuthenticatedUser,
                     id: i64,
                 ) -> ApiResult<Option<Record>> {
-                    let Some(row) = storage::find(connection, id)? else {
-                        return Ok(None);
-                    };
-                    #find_scope
-                    Record::assemble(connection, row).map(Some)
+                    #generic::find::<super::#name>(connection, caller, id)
                 }
 
                 fn create(
                     connection: &mut ::billing_persistence::DbConnection,
                     caller: &::billing_auth::AuthenticatedUser,
-                    mut input: Input,
+                    input: Input,
                 ) -> ApiResult<Record> {
-                    #hooks::complete(connection, caller, None, &mut input)?;
-                    let (changes, children) = input.changes(connection, None)?;
-                    #write_scope
-                    #hooks::check_write(connection, caller, None, &changes)?;
-                    let row = storage::insert(connection, &changes)?;
-                    children.write(connection, row.id)?;
-                    let record = Record::assemble(connection, row)?;
-                    #hooks::written(connection, caller, None, &record, &Options::default())?;
-                    #created_change
-                    Ok(record)
+                    #generic::create::<super::#name>(connection, caller, input)
                 }
 
                 fn replace(
                     connection: &mut ::billing_persistence::DbConnection,
                     caller: &::billing_auth::AuthenticatedUser,
                     current: &Record,
-                    mut input: Input,
+                    input: Input,
                     request: &WriteRequest,
                 ) -> ApiResult<Option<Record>> {
-                    #hooks::check_change(connection, caller, current)?;
-                    #hooks::complete(connection, caller, Some(current), &mut input)?;
-                    let (changes, children) = input.changes(connection, Some(current))?;
-                    #write_scope
-                    #hooks::check_write(connection, caller, Some(current), &changes)?;
-                    // The record's row is rewritten even when only its children change, so its
-                    // version (and ETag) moves and a concurrent writer of the same version loses.
-                    let Some(row) = storage::update(connection, current.id, current.version, &changes)? else {
-                        return Ok(None);
-                    };
-                    children.write(connection, row.id)?;
-                    let record = Record::assemble(connection, row)?;
-                    #hooks::written(connection, caller, Some(current), &record, &Options::of(request))?;
-                    #replaced_change
-                    Ok(Some(record))
+                    #generic::replace::<super::#name>(connection, caller, current, input, request)
                 }
 
                 fn delete(
@@ -497,23 +533,11 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     caller: &::billing_auth::AuthenticatedUser,
                     current: &Record,
                 ) -> ApiResult<bool> {
-                    #hooks::check_change(connection, caller, current)?;
-                    #hooks::check_delete(connection, caller, current)?;
-                    // Children first (their own children go with them: ON DELETE CASCADE); if
-                    // the record changed meanwhile the delete below finds nothing and the
-                    // caller rolls the whole transaction back.
-                    #(::billing_persistence::#child_tables::delete_of(connection, current.id)?;)*
-                    let deleted = storage::delete(connection, current.id, current.version)?;
-                    if deleted {
-                        #hooks::deleted(connection, caller, current)?;
-                        #deleted_change
-                    }
-                    Ok(deleted)
+                    #generic::delete::<super::#name>(connection, caller, current)
                 }
 
                 fn after_commit(state: &::billing_http::state::AppState) {
-                    #catch_up
-                    #hooks::after_commit(state)
+                    #generic::after_commit::<super::#name>(state)
                 }
 
                 fn prepare(

@@ -14,21 +14,99 @@
 //! ```
 
 use billing_auth::AuthenticatedUser;
+use billing_domain::query::ListQuery;
+use billing_domain::roles::ContractOwnerScope;
 use billing_persistence::DbConnection;
+use billing_persistence::error::PersistenceResult;
 
-use super::resource::{ApiResult, Resource};
+use super::resource::{ApiResult, Resource, WriteRequest};
 
-/// The shapes `api_resource!` made for a resource.
-pub trait Shapes: Resource {
+/// What the code `api_resource!` writes from a declaration gives the generic operations of
+/// [`super::operations`]: its shapes, its storage and the steps only the declaration knows
+/// (the values a body gives, the contract owner of a record). The order of the work is
+/// theirs, written once.
+pub trait Declared: Resource {
     /// The values a create or replace writes.
     type Changes;
     /// The declared request headers of a write, parsed, and a patch's changed paths.
-    type Options;
+    type Options: Default;
+    /// A stored row.
+    type Row;
+    /// The owned elements a write gives, at every depth.
+    type Children;
+    /// Rating reads the records (`rated: true`): each write records its change.
+    const RATED: bool;
+    /// The JSON name of the scope member, when the records belong to contract owners.
+    const SCOPE: Option<&'static str>;
+
+    /// A page of rows and how many match, the caller's scope applied in SQL.
+    fn list_rows(
+        connection: &mut DbConnection,
+        query: &ListQuery,
+        scope: &ContractOwnerScope,
+    ) -> PersistenceResult<(Vec<Self::Row>, i64)>;
+
+    fn find_row(connection: &mut DbConnection, id: i64) -> PersistenceResult<Option<Self::Row>>;
+
+    fn row_id(row: &Self::Row) -> i64;
+
+    /// Records of rows, with their owned children and the records they show: one query per
+    /// table, whatever the page's size.
+    fn complete_page(
+        connection: &mut DbConnection,
+        rows: Vec<Self::Row>,
+    ) -> ApiResult<Vec<Self::Record>>;
+
+    /// The contract owner of a stored row (`None` without a scope).
+    fn owner_of_row(connection: &mut DbConnection, row: &Self::Row) -> ApiResult<Option<i64>>;
+
+    /// The contract owner the values to write belong to (`None` without a scope).
+    fn owner_of_changes(
+        connection: &mut DbConnection,
+        changes: &Self::Changes,
+    ) -> ApiResult<Option<i64>>;
+
+    /// The values to store, once the rules across members and the references hold (in the
+    /// record and every owned element); `current` is the record a replace starts from.
+    fn changes(
+        connection: &mut DbConnection,
+        input: &Self::Input,
+        current: Option<&Self::Record>,
+    ) -> ApiResult<(Self::Changes, Self::Children)>;
+
+    fn insert(
+        connection: &mut DbConnection,
+        changes: &Self::Changes,
+    ) -> PersistenceResult<Self::Row>;
+
+    /// `None` when the row is gone or no longer at `version`.
+    fn update(
+        connection: &mut DbConnection,
+        id: i64,
+        version: i64,
+        changes: &Self::Changes,
+    ) -> PersistenceResult<Option<Self::Row>>;
+
+    /// Makes the stored children of record `id` exactly these, at every depth.
+    fn write_children(
+        connection: &mut DbConnection,
+        children: &Self::Children,
+        id: i64,
+    ) -> ApiResult<()>;
+
+    /// Removes the owned children of record `id` (their own go with them).
+    fn delete_children(connection: &mut DbConnection, id: i64) -> PersistenceResult<()>;
+
+    /// False when the row is gone or no longer at `version`.
+    fn delete_row(connection: &mut DbConnection, id: i64, version: i64) -> PersistenceResult<bool>;
+
+    /// The declared headers of a write request, parsed.
+    fn options(request: &WriteRequest) -> Self::Options;
 }
 
 /// The checks of a declared resource that need other stored data. Field rules, cross-field
 /// rules and references are the declaration's; every method here defaults to "allowed".
-pub trait Hooks: Shapes {
+pub trait Hooks: Declared {
     /// May the stored record `current` be replaced, patched or deleted at all?
     fn check_change(
         connection: &mut DbConnection,

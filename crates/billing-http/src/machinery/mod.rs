@@ -9,6 +9,7 @@ pub mod idempotency;
 pub mod kinds;
 pub mod list;
 pub mod members;
+pub mod operations;
 pub mod patch;
 pub mod proxies;
 pub mod request;

@@ -5,7 +5,7 @@ use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, contract_owner_sub_brands, sites};
 
 use crate::error::ApiError;
-use crate::machinery::declared::{Hooks, Shapes};
+use crate::machinery::declared::{Declared, Hooks};
 use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct Customers;
@@ -32,7 +32,7 @@ impl Hooks for Customers {
         connection: &mut DbConnection,
         _: &AuthenticatedUser,
         _: Option<&Record>,
-        changes: &<Self as Shapes>::Changes,
+        changes: &<Self as Declared>::Changes,
     ) -> ApiResult<()> {
         if let Some(sub_brand) = changes.contract_owner_sub_brand_id
             && !contract_owner_sub_brands::is_element_of(

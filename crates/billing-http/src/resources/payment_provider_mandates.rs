@@ -4,7 +4,7 @@ use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, sites};
 
 use crate::error::ApiError;
-use crate::machinery::declared::{Hooks, Shapes};
+use crate::machinery::declared::{Declared, Hooks};
 use crate::machinery::resource::ApiResult;
 
 pub struct PaymentProviderMandates;
@@ -37,7 +37,7 @@ impl Hooks for PaymentProviderMandates {
         connection: &mut DbConnection,
         _: &AuthenticatedUser,
         current: Option<&Record>,
-        changes: &<Self as Shapes>::Changes,
+        changes: &<Self as Declared>::Changes,
     ) -> ApiResult<()> {
         match current {
             Some(current)

@@ -1,0 +1,80 @@
+//! `PATCH` on a collection: many records changed in one transaction, all or nothing.
+
+use super::*;
+
+pub async fn bulk_update<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    Caller(caller): Caller,
+    payload: web::Payload,
+) -> Handled {
+    caller.require(R::WRITE)?;
+    let writer = audit::Writer::new(caller.clone());
+    reject_query(&request)?;
+    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
+    let Value::Array(elements) = body else {
+        return Err(ApiError::field(
+            "body",
+            "must be an array of objects, each with the id of the record to change",
+        ));
+    };
+    check_bulk_size(&elements)?;
+    let values = elements.iter().flat_map(write_only_values::<R>).collect();
+    let prepared = R::prepare(&state, values).await?;
+    let mut changes = Vec::with_capacity(elements.len());
+    for (index, element) in elements.into_iter().enumerate() {
+        let element_name = format!("[{index}]");
+        let Value::Object(mut members) = element else {
+            return Err(ApiError::field(element_name, "must be an object"));
+        };
+        let id = members
+            .remove("id")
+            .and_then(|id| id.as_i64())
+            .filter(|id| *id >= 1);
+        let id = id.ok_or_else(|| {
+            ApiError::field("id", "is required: the id (>= 1) of the record to change")
+                .within(&element_name)
+        })?;
+        let members = Value::Object(members);
+        check_body_members::<R>(&members, &element_name, false, Origin::Client)?;
+        changes.push((index, id, members));
+    }
+    let database = state.database.clone();
+    let records = web::block(move || {
+        database.write(|c| {
+            let mut records = Vec::with_capacity(changes.len());
+            for (index, id, members) in changes.iter().cloned() {
+                let element = format!("[{index}]");
+                let current =
+                    current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;
+                let before = to_json(&current)?;
+                let mut document = before.clone();
+                if let (Value::Object(map), Value::Object(members)) = (&mut document, members) {
+                    map.extend(members);
+                }
+                patch::strip_read_only(&mut document, R::FIELDS);
+                let mut input = parse_input::<R>(document, &element, Origin::Stored)?;
+                R::attach_prepared(&mut input, &prepared).map_err(|e| e.within(&element))?;
+                let record = replace_recorded::<R>(
+                    c,
+                    &writer,
+                    Action::Update,
+                    &current,
+                    &before,
+                    input,
+                    &WriteRequest {
+                        request_id: writer.request_id.clone(),
+                        ..WriteRequest::default()
+                    },
+                )
+                .and_then(|record| record.ok_or_else(|| lost_race(false)))
+                .map_err(|e| e.within(&element))?;
+                records.push(record);
+            }
+            Ok::<_, ApiError>(records)
+        })
+    })
+    .await??;
+    committed::<R>(&state).await;
+    Ok(HttpResponse::Ok().json(to_json(&records)?))
+}

@@ -1,0 +1,302 @@
+//! The generic handlers, one file per use case: `read.rs` (list, HEAD, get), `create.rs`,
+//! `change.rs` (replace, patch), `delete.rs`, `bulk.rs` (a collection's PATCH), and
+//! `routes.rs` (`register::<R>()`, which routes them for any [`Resource`]). What they share
+//! (parsing a body, ETags, the stored response of an idempotent create) is here.
+
+mod bulk;
+mod change;
+mod create;
+mod delete;
+mod read;
+mod routes;
+
+pub use bulk::bulk_update;
+pub use change::{patch, replace};
+pub use create::create;
+pub use delete::delete;
+pub use read::{exists, get, list};
+pub use routes::{method_not_allowed, register};
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use billing_domain::ValidationErrors;
+use billing_domain::query::PageRequest;
+use serde_json::Value;
+
+use super::audit::{self, Action};
+use super::idempotency::{self, StoredResponse};
+use super::list::{link_header, parse_list_params, project};
+use super::members::{self, Origin};
+use super::patch;
+use super::request::{
+    BodyKind, Caller, IfMatch, ReadCaller, check_if_match, deserialize, if_match, path_id,
+    query_pairs, read_json, reject_query, validate,
+};
+use super::resource::{Access, Resource, WriteRequest, not_found};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+type Handled = Result<HttpResponse, ApiError>;
+
+/// The most elements a bulk body (an array to `POST`, or to `PATCH` on a collection) may hold:
+/// each may need a password hashed (about 25 ms of one core), and the whole body is one
+/// transaction.
+pub const MAX_BULK_ELEMENTS: usize = 100;
+
+fn check_bulk_size(elements: &[Value]) -> Result<(), ApiError> {
+    if elements.is_empty() || elements.len() > MAX_BULK_ELEMENTS {
+        return Err(ApiError::field(
+            "body",
+            format!(
+                "the array must hold 1 to {MAX_BULK_ELEMENTS} elements (got {})",
+                elements.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The string values a body object gives the write-only fields of `R` (passwords).
+fn write_only_values<R: Resource>(object: &Value) -> Vec<String> {
+    R::FIELDS
+        .iter()
+        .filter(|field| field.access == Access::WriteOnly)
+        .filter_map(|field| object.get(field.name)?.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(value)
+        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))
+}
+
+/// What runs once a write of `R` committed, before its response leaves:
+/// [`Resource::committed`] here, then [`Resource::after_commit`] on a blocking thread.
+async fn committed<R: Resource>(state: &web::Data<AppState>) {
+    R::committed(state);
+    let state = state.clone();
+    if let Err(error) = web::block(move || R::after_commit(&state)).await {
+        tracing::error!(%error, resource = R::PATH, "the after-commit work did not run");
+    }
+}
+
+/// The answer when a record changed between read and write: 412 if the client asked for a
+/// precondition, else 409.
+fn lost_race(conditional: bool) -> ApiError {
+    if conditional {
+        ApiError::precondition_failed("the record changed while the request was processed")
+    } else {
+        ApiError::conflict("the record was changed by another request at the same time; retry")
+    }
+}
+
+fn with_etag(mut response: HttpResponse, tag: &str) -> HttpResponse {
+    if let Ok(value) = HeaderValue::from_str(tag) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response
+}
+
+/// The record `id` as it is now: 404 when missing, 412 when `If-Match` no longer matches.
+fn current<R: Resource>(
+    connection: &mut billing_persistence::DbConnection,
+    caller: &billing_auth::AuthenticatedUser,
+    id: i64,
+    condition: &IfMatch,
+) -> Result<R::Record, ApiError> {
+    let record = R::find(connection, caller, id)?.ok_or_else(|| not_found::<R>(id))?;
+    check_if_match(condition, &R::entity_tag(&record))?;
+    Ok(record)
+}
+
+/// Replaces `current` (whose JSON form is `before`) by `input` and records the change;
+/// `None` when another writer changed the record first (nothing is recorded).
+fn replace_recorded<R: Resource>(
+    connection: &mut billing_persistence::DbConnection,
+    writer: &audit::Writer,
+    action: Action,
+    current: &R::Record,
+    before: &Value,
+    input: R::Input,
+    request: &WriteRequest,
+) -> Result<Option<R::Record>, ApiError> {
+    let Some(record) = R::replace(connection, &writer.caller, current, input, request)? else {
+        return Ok(None);
+    };
+    let after = to_json(&record)?;
+    audit::record(
+        connection,
+        writer,
+        action,
+        R::PATH,
+        R::id(&record),
+        Some(before),
+        Some(&after),
+    )?;
+    Ok(Some(record))
+}
+
+/// 200 with the record and its `ETag`.
+fn record_response<R: Resource>(record: &R::Record) -> Handled {
+    Ok(with_etag(
+        HttpResponse::Ok().json(to_json(record)?),
+        &R::entity_tag(record),
+    ))
+}
+
+/// Refuses members a body may not carry, at every depth: unknown names, read-only fields
+/// (owned elements' ids too, unless the document came from the stored record) and, when
+/// `required`, missing required members.
+fn check_body_members<R: Resource>(
+    body: &Value,
+    prefix: &str,
+    required: bool,
+    origin: Origin,
+) -> Result<(), ApiError> {
+    let mut errors = ValidationErrors::default();
+    member_errors::<R>(body, prefix, required, origin, &mut errors)?;
+    errors
+        .into_result(|| ())
+        .map_err(|errors| ApiError::validation(errors).within(prefix))
+}
+
+/// The member checks of [`check_body_members`], pushed onto `errors`; `Err` when the body is
+/// not an object at all.
+fn member_errors<R: Resource>(
+    body: &Value,
+    prefix: &str,
+    required: bool,
+    origin: Origin,
+    errors: &mut ValidationErrors,
+) -> Result<(), ApiError> {
+    let Value::Object(map) = body else {
+        return Err(ApiError::field(
+            if prefix.is_empty() { "body" } else { prefix },
+            "must be a JSON object",
+        ));
+    };
+    members::check_object(map, R::FIELDS, "", required, origin, errors);
+    Ok(())
+}
+
+/// A create body → its input and, for each member of `R::EMBEDDED`, the embedded bodies it
+/// carried (taken out before the body is checked as `R`'s).
+fn parse_create<R: Resource>(
+    mut body: Value,
+    prefix: &str,
+) -> Result<(R::Input, Vec<Vec<Value>>), ApiError> {
+    let embedded = R::EMBEDDED
+        .iter()
+        .map(|member| member.take(&mut body, prefix))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((parse_input::<R>(body, prefix, Origin::Client)?, embedded))
+}
+
+/// Body → input: members checked, types checked (naming the field), garde rules checked. All
+/// of a body's errors come back in one answer: unknown, missing and read-only members, members
+/// of the wrong JSON type, and the rules of the members that are well typed.
+pub fn parse_input<R: Resource>(
+    body: Value,
+    prefix: &str,
+    origin: Origin,
+) -> Result<R::Input, ApiError> {
+    let mut errors = ValidationErrors::default();
+    member_errors::<R>(&body, prefix, true, origin, &mut errors)?;
+    let mut checked = body;
+    if let Value::Object(map) = &mut checked {
+        members::check_types(map, R::FIELDS, "", &mut errors);
+        members::lift_shown(map, R::FIELDS, &mut errors);
+    }
+    if errors.is_empty() {
+        let input: R::Input = deserialize(checked).map_err(|error| error.within(prefix))?;
+        validate_named::<R>(&input).map_err(|error| error.within(prefix))?;
+        return Ok(input);
+    }
+    // The members left are well typed: their rules are checked too, and reported unless a
+    // member (or the part holding it) is already named.
+    if let Ok(input) = deserialize::<R::Input>(checked)
+        && let Err(rules) = validate_named::<R>(&input)
+        && let Ok(rule_errors) = rules.into_field_errors()
+    {
+        let named: Vec<String> = errors.errors.iter().map(|e| e.field.clone()).collect();
+        for error in rule_errors {
+            let covered = named.iter().any(|field| {
+                error.field == *field
+                    || error.field.starts_with(&format!("{field}."))
+                    || error.field.starts_with(&format!("{field}["))
+            });
+            if !covered {
+                errors.errors.push(error);
+            }
+        }
+    }
+    Err(ApiError::validation(errors).within(prefix))
+}
+
+/// garde's checks of an input, each error named by the body's path (a shown record's key is
+/// `currency.id`, not the input's `currencyId`).
+fn validate_named<R: Resource>(input: &R::Input) -> Result<(), ApiError> {
+    validate(input).map_err(|error| match error.into_field_errors() {
+        Ok(fields) => {
+            let mut errors = ValidationErrors { errors: fields };
+            members::shown_paths(&mut errors, R::FIELDS);
+            ApiError::validation(errors)
+        }
+        Err(error) => error,
+    })
+}
+
+/// What every write on one record starts with: the permission, who writes, no query
+/// parameters, the path id, `If-Match` and the resource's declared headers.
+struct ItemWrite {
+    writer: audit::Writer,
+    id: i64,
+    condition: IfMatch,
+    request: WriteRequest,
+}
+
+/// The resource's declared headers the request sent: `true` or `false`, anything else is a
+/// 400 naming the header.
+fn declared_headers<R: Resource>(
+    request: &HttpRequest,
+) -> Result<Vec<(&'static str, bool)>, ApiError> {
+    let mut flags = Vec::new();
+    for header in R::HEADERS {
+        let Some(value) = request.headers().get(header.name) else {
+            continue;
+        };
+        let value = match value.to_str() {
+            Ok("true") => true,
+            Ok("false") => false,
+            _ => {
+                return Err(ApiError::field(
+                    header.name,
+                    "the header must be true or false",
+                ));
+            }
+        };
+        flags.push((header.name, value));
+    }
+    Ok(flags)
+}
+
+impl ItemWrite {
+    fn of<R: Resource>(
+        request: &HttpRequest,
+        caller: &billing_auth::AuthenticatedUser,
+    ) -> Result<Self, ApiError> {
+        caller.require(R::WRITE)?;
+        reject_query(request)?;
+        Ok(Self {
+            writer: audit::Writer::new(caller.clone()),
+            id: path_id(request)?,
+            condition: if_match(request)?,
+            request: WriteRequest {
+                flags: declared_headers::<R>(request)?,
+                patched_paths: None,
+                request_id: crate::request_context::current().request_id,
+            },
+        })
+    }
+}

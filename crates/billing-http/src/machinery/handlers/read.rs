@@ -1,0 +1,92 @@
+//! Reading: a page of a list (`GET` and `HEAD` on the collection) and one record (`GET` and
+//! `HEAD` on an item).
+
+use super::*;
+
+pub async fn list<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    caller: ReadCaller,
+) -> Handled {
+    let parsed = query_pairs(&request).and_then(|pairs| {
+        let params = parse_list_params::<R>(&pairs, true)?;
+        Ok((pairs, params))
+    });
+    let ((records, total), (pairs, params)) = caller
+        .read(&state, R::READ, parsed, |c, caller, (_, params)| {
+            R::list(c, caller, &params.query)
+        })
+        .await?;
+    // Without `fields`, the records are written straight to JSON text: through a
+    // `serde_json::Value` per record, half the time of a page of 100 went to building and
+    // writing those values.
+    let body = match &params.fields {
+        None => serde_json::to_vec(&records),
+        Some(_) => {
+            let rows = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+            serde_json::to_vec(&project(rows, &params.fields))
+        }
+    }
+    .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
+    let page = params.query.page.unwrap_or(PageRequest {
+        page: 1,
+        page_size: 1,
+    });
+    let mut response = HttpResponse::Ok();
+    response.insert_header(("X-Total-Count", total.to_string()));
+    if let Some(links) = link_header(&request, &pairs, page, total) {
+        response.insert_header((header::LINK, links));
+    }
+    Ok(response.content_type("application/json").body(body))
+}
+
+pub async fn exists<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    caller: ReadCaller,
+) -> Handled {
+    let parsed = query_pairs(&request).and_then(|pairs| {
+        let mut params = parse_list_params::<R>(&pairs, false)?;
+        params.query.page = Some(PageRequest {
+            page: 1,
+            page_size: 1,
+        });
+        params.query.sort.clear();
+        Ok(params)
+    });
+    let ((_, total), _) = caller
+        .read(&state, R::READ, parsed, |c, caller, params| {
+            R::list(c, caller, &params.query)
+        })
+        .await?;
+    let status = if total > 0 {
+        StatusCode::OK
+    } else {
+        StatusCode::NOT_FOUND
+    };
+    Ok(HttpResponse::build(status)
+        .insert_header(("X-Total-Count", total.to_string()))
+        .finish())
+}
+
+pub async fn get<R: Resource>(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+    caller: ReadCaller,
+) -> Handled {
+    let parsed = reject_query(&request).and_then(|()| path_id(&request));
+    let (record, _) = caller
+        .read_one(&state, R::READ, parsed, |c, caller, id| {
+            R::find(c, caller, *id)?.ok_or_else(|| not_found::<R>(*id))
+        })
+        .await?;
+    // Written straight from the record: no intermediate JSON value.
+    let body = serde_json::to_vec(&record)
+        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
+    Ok(with_etag(
+        HttpResponse::Ok()
+            .content_type("application/json")
+            .body(body),
+        &R::entity_tag(&record),
+    ))
+}
