@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod declared;
 pub mod embedded;
+pub mod fields;
 pub mod handlers;
 pub mod idempotency;
 pub mod kinds;

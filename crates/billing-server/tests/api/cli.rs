@@ -2,7 +2,7 @@
 
 use std::process::{Command, Stdio};
 
-fn billing(
+pub(crate) fn billing(
     data_dir: &std::path::Path,
     args: &[&str],
     env: &[(&str, &str)],
@@ -18,7 +18,7 @@ fn billing(
 }
 
 /// The audit trail of the SQLite database in `data_dir`, oldest first.
-fn audit_events(
+pub(crate) fn audit_events(
     data_dir: &std::path::Path,
 ) -> Vec<billing_persistence::audit_events::AuditEventRow> {
     let database = billing_persistence::Database::open(&billing_persistence::DatabaseConfig {
@@ -39,7 +39,7 @@ fn audit_events(
         .0
 }
 
-fn scratch() -> std::path::PathBuf {
+pub(crate) fn scratch() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("billing_cli_{}", uuid::Uuid::new_v4().simple()))
 }
 
@@ -346,7 +346,10 @@ fn generate_then_rate_a_usage_file() {
 /// Starts `billing serve` on port 0 (on SQLite in `dir`, or on `database_url`), waits until
 /// it says it is serving (first-start work is done by then), stops it, returns what it
 /// printed on stdout and the log lines up to the one saying it serves.
-fn serve_briefly_on(dir: &std::path::Path, database_url: Option<&str>) -> (String, String) {
+pub(crate) fn serve_briefly_on(
+    dir: &std::path::Path,
+    database_url: Option<&str>,
+) -> (String, String) {
     use std::io::BufRead;
     let mut command = Command::new(env!("CARGO_BIN_EXE_billing"));
     command
@@ -390,7 +393,7 @@ fn serve_briefly_on(dir: &std::path::Path, database_url: Option<&str>) -> (Strin
     (stdout, log)
 }
 
-fn serve_briefly(dir: &std::path::Path) -> String {
+pub(crate) fn serve_briefly(dir: &std::path::Path) -> String {
     serve_briefly_on(dir, None).0
 }
 
@@ -485,428 +488,4 @@ fn an_address_in_use_is_named_before_anything_is_created() {
         "no database and no signing key were made"
     );
     drop(taken);
-}
-
-/// The help of a command, as a user would see it, with no setting in the environment.
-fn help_of(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_billing"))
-        .args(args)
-        .arg("--help")
-        .env_clear()
-        .stdin(Stdio::null())
-        .output()
-        .expect("run billing");
-    assert!(output.status.success());
-    String::from_utf8_lossy(&output.stdout).replace(
-        &format!(
-            "[default: {}]",
-            billing_server::settings::default_db_pool_size()
-        ),
-        "[default: CORES*2]",
-    )
-}
-
-#[test]
-fn each_command_shows_only_the_options_it_uses() {
-    insta::assert_snapshot!(help_of(&["import", "reference-data"]), @r#"
-    The tariff CSV directory format of docs/rating.md: categories, charge groups, source charge groups, dialstrings, call classes, ignored call classes and ignored service ids. An import replaces the data of every source its files name (the only way data of siMaintained sources changes) and inserts or updates the shared records by id
-
-    Usage: billing import reference-data [OPTIONS] <DIRECTORY>
-
-    Arguments:
-      <DIRECTORY>  The directory of CSV files
-
-    Options:
-          --user <USER>  The user the audit event names (an active user) [default: admin]
-      -h, --help         Print help
-
-    Configuration:
-          --config <CONFIG>  Optional config file of KEY=VALUE lines using these options' environment variable names [env: BILLING_CONFIG=]
-
-    Database:
-          --data-dir <DATA_DIR>          Directory for the SQLite database and the generated token signing key [env: BILLING_DATA_DIR=] [default: data]
-          --database-url <DATABASE_URL>  postgres://USER@HOST:PORT/DATABASE for PostgreSQL; unset for SQLite in the data directory (sqlite://PATH, or a file path starting with / ./ ../ or ending in .db, for another file) [env: DATABASE_URL]
-          --db-pool-size <DB_POOL_SIZE>  Database connections kept in the pool (default: twice the cores, 4 to 32). Each worker's blocking pool gets as many threads [env: BILLING_DB_POOL_SIZE=] [default: CORES*2]
-
-    Logging:
-          --log-format <LOG_FORMAT>  Log format [env: BILLING_LOG_FORMAT=] [default: text] [possible values: text, json]
-          --log <LOG>                Log filter, e.g. info or billing_http=debug [env: BILLING_LOG=] [default: info]
-    "#);
-    for command in [
-        &["migrate"][..],
-        &["create-user"],
-        &["export", "reference-data"],
-        &["rate"],
-    ] {
-        let help = help_of(command);
-        assert!(help.contains("DATABASE_URL"), "{command:?}: {help}");
-        for serve_only in [
-            "BILLING_BIND",
-            "BILLING_JWT_SECRET",
-            "BILLING_ADMIN_PASSWORD",
-            "BILLING_WORKERS",
-        ] {
-            assert!(
-                !help.contains(serve_only),
-                "{command:?} shows {serve_only}: {help}"
-            );
-        }
-    }
-    let serve = help_of(&["serve"]);
-    for setting in [
-        "BILLING_BIND",
-        "BILLING_METRICS_BIND",
-        "DATABASE_URL",
-        "BILLING_JWT_SECRET",
-        "BILLING_LOG",
-    ] {
-        assert!(serve.contains(setting), "serve lacks {setting}: {serve}");
-    }
-    let generate = help_of(&["generate"]);
-    assert!(!generate.contains("DATABASE_URL"), "{generate}");
-}
-
-/// A free port on the loopback (released just before the server takes it).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn start_server(dir: &std::path::Path, port: u16) -> std::process::Child {
-    let child = Command::new(env!("CARGO_BIN_EXE_billing"))
-        .args(["serve"])
-        .env("BILLING_DATA_DIR", dir)
-        .env("BILLING_BIND", format!("127.0.0.1:{port}"))
-        .env("BILLING_ADMIN_PASSWORD", "durability-test-password")
-        .env_remove("DATABASE_URL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start billing");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while ureq::get(&format!("http://127.0.0.1:{port}/health/ready"))
-        .call()
-        .is_err()
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server did not become ready"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    child
-}
-
-fn token(port: u16) -> String {
-    let reply: serde_json::Value = ureq::post(&format!("http://127.0.0.1:{port}/v1/authenticate"))
-        .send_json(
-            serde_json::json!({ "username": "admin", "password": "durability-test-password" }),
-        )
-        .expect("sign in")
-        .into_json()
-        .expect("json");
-    reply["token"].as_str().expect("token").to_owned()
-}
-
-#[test]
-fn an_acknowledged_write_survives_a_kill_and_sigterm_stops_gracefully() {
-    let dir = scratch();
-    let port = free_port();
-    let mut server = start_server(&dir, port);
-    let created = ureq::post(&format!("http://127.0.0.1:{port}/v1/charge-group-categories"))
-        .set("Authorization", &format!("Bearer {}", token(port)))
-        .send_json(serde_json::json!({ "name": "Durable", "chargingUnitType": "MB", "startDate": "2026-01-01" }))
-        .expect("created");
-    assert_eq!(created.status(), 201);
-    server
-        .kill()
-        .expect("SIGKILL right after the acknowledgement");
-    server.wait().expect("killed");
-
-    let mut server = start_server(&dir, port);
-    let listed: serde_json::Value = ureq::get(&format!(
-        "http://127.0.0.1:{port}/v1/charge-group-categories?page=1&pageSize=10"
-    ))
-    .set("Authorization", &format!("Bearer {}", token(port)))
-    .call()
-    .expect("listed")
-    .into_json()
-    .expect("json");
-    assert_eq!(listed[0]["name"], "Durable");
-    let terminated = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status()
-        .expect("kill -TERM");
-    assert!(terminated.success());
-    let status = server.wait().expect("stopped");
-    assert!(status.success(), "a graceful stop exits 0, got {status:?}");
-    let _ = std::fs::remove_dir_all(dir);
-}
-
-#[test]
-fn json_logs_carry_request_ids_and_never_secrets() {
-    let dir = scratch();
-    std::fs::create_dir_all(&dir).expect("dir");
-    let log_path = dir.join("server.log");
-    let port = free_port();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_billing"))
-        .args(["serve"])
-        .env("BILLING_DATA_DIR", &dir)
-        .env("BILLING_BIND", format!("127.0.0.1:{port}"))
-        .env("BILLING_ADMIN_PASSWORD", "durability-test-password")
-        .env("BILLING_LOG_FORMAT", "json")
-        .env_remove("DATABASE_URL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log_path).expect("log file"))
-        .spawn()
-        .expect("start billing");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while ureq::get(&format!("http://127.0.0.1:{port}/health/live"))
-        .call()
-        .is_err()
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let token = token(port);
-    let _ = ureq::get(&format!(
-        "http://127.0.0.1:{port}/v1/users?page=1&pageSize=1"
-    ))
-    .set("Authorization", &format!("Bearer {token}"))
-    .set("X-Request-Id", "log-check-1")
-    .call();
-    let _ = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status();
-    let _ = server.wait();
-    let log = std::fs::read_to_string(&log_path).expect("log");
-    assert!(
-        !log.contains("durability-test-password"),
-        "a password reached the log"
-    );
-    assert!(!log.contains(&token), "a token reached the log");
-    let mut saw_request = false;
-    for line in log.lines().filter(|l| !l.trim().is_empty()) {
-        let entry: serde_json::Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-        if entry["request_id"] == "log-check-1" {
-            assert_eq!(entry["path"], "/v1/users");
-            assert_eq!(entry["status"], 200);
-            // The caller, and the time in milliseconds with at most two decimals.
-            assert_eq!(entry["user_id"], 1, "{line}");
-            let elapsed = entry["elapsed_ms"]
-                .as_f64()
-                .expect("elapsed_ms is a number");
-            assert!(
-                elapsed > 0.0 && (elapsed * 100.0 - (elapsed * 100.0).round()).abs() < 1e-6,
-                "{line}"
-            );
-            saw_request = true;
-        }
-    }
-    assert!(saw_request, "the request line is logged with its id: {log}");
-    let _ = std::fs::remove_dir_all(dir);
-}
-
-/// Peak resident memory of a process, in MiB (Linux).
-fn peak_resident_mib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .expect("VmHWM");
-    let kib: u64 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|value| value.parse().ok())
-        .expect("a number");
-    kib / 1024
-}
-
-/// A bulk create of the cap's size (each element a password to hash) stays small: hashing
-/// runs on its pool before the transaction, not inside it (where 10,000 users once grew the
-/// process to 24 GB on SQLite). One element over the cap is refused.
-fn bulk_user_create_stays_small(database_url: Option<String>) {
-    let dir = scratch();
-    let port = free_port();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_billing"));
-    command
-        .args(["serve"])
-        .env("BILLING_DATA_DIR", &dir)
-        .env("BILLING_BIND", format!("127.0.0.1:{port}"))
-        .env("BILLING_ADMIN_PASSWORD", "durability-test-password")
-        .env_remove("DATABASE_URL")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if let Some(url) = &database_url {
-        command.env("DATABASE_URL", url);
-    }
-    let mut server = command.spawn().expect("start billing");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while ureq::get(&format!("http://127.0.0.1:{port}/health/ready"))
-        .call()
-        .is_err()
-    {
-        assert!(std::time::Instant::now() < deadline, "not ready");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let users = |count: usize| {
-        serde_json::Value::Array(
-            (0..count)
-                .map(|i| serde_json::json!({ "username": format!("bulk{i}"), "password": format!("bulk-password-{i}"), "roles": ["READ_ONLY"] }))
-                .collect(),
-        )
-    };
-    let bearer = format!("Bearer {}", token(port));
-    let post =
-        |body: serde_json::Value| match ureq::post(&format!("http://127.0.0.1:{port}/v1/users"))
-            .set("Authorization", &bearer)
-            .send_json(body)
-        {
-            Ok(response) => response.status(),
-            Err(ureq::Error::Status(status, _)) => status,
-            Err(error) => panic!("{error}"),
-        };
-    assert_eq!(post(users(101)), 400, "over the cap");
-    assert_eq!(post(users(100)), 201);
-    let peak = peak_resident_mib(server.id());
-    let _ = server.kill();
-    let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(peak < 200, "peak resident memory {peak} MiB");
-}
-
-#[test]
-fn a_bulk_user_create_of_the_cap_stays_under_200_mib_on_sqlite() {
-    bulk_user_create_stays_small(None);
-}
-
-#[test]
-fn a_bulk_user_create_of_the_cap_stays_under_200_mib_on_postgres() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        return;
-    };
-    let name = format!("billing_bulk_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    bulk_user_create_stays_small(Some(url));
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
-}
-
-#[test]
-fn a_second_instance_on_the_same_sqlite_database_is_refused() {
-    let dir = scratch();
-    let port = free_port();
-    let mut first = start_server(&dir, port);
-    let second = billing(
-        &dir,
-        &["serve"],
-        &[
-            ("BILLING_BIND", &format!("127.0.0.1:{}", free_port())),
-            ("BILLING_ADMIN_PASSWORD", "durability-test-password"),
-        ],
-    );
-    let _ = first.kill();
-    let _ = first.wait();
-    assert!(!second.status.success());
-    let said = String::from_utf8_lossy(&second.stderr).into_owned();
-    assert!(
-        said.contains("another billing instance is serving the SQLite database")
-            && said.contains("billing.db.serve-lock"),
-        "{said}"
-    );
-    // Once the first has stopped, the claim is free again; a batch job never needed it.
-    let users = billing(&dir, &["migrate"], &[]);
-    assert!(
-        users.status.success(),
-        "{}",
-        String::from_utf8_lossy(&users.stderr)
-    );
-    let port = free_port();
-    let mut again = start_server(&dir, port);
-    let _ = again.kill();
-    let _ = again.wait();
-}
-
-/// A start on a full disk says which file it could not write. Needs a small tmpfs: where this
-/// test may not mount one (not root, no CAP_SYS_ADMIN) it says so and checks nothing.
-#[test]
-fn a_start_on_a_full_disk_names_the_file() {
-    let mount_point = scratch();
-    std::fs::create_dir_all(&mount_point).expect("mount point");
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=100k", "tmpfs"])
-        .arg(&mount_point)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if !mounted {
-        eprintln!("skipped: cannot mount a small tmpfs here to fill it");
-        return;
-    }
-    let filled = std::fs::write(mount_point.join("fill"), vec![0u8; 90 * 1024]);
-    let data_dir = mount_point.join("data");
-    let output = billing(
-        &data_dir,
-        &["serve"],
-        &[
-            ("BILLING_BIND", &format!("127.0.0.1:{}", free_port())),
-            ("BILLING_ADMIN_PASSWORD", "durability-test-password"),
-        ],
-    );
-    let _ = Command::new("umount").arg(&mount_point).status();
-    filled.expect("fill the disk");
-    assert!(!output.status.success());
-    let said = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        said.contains(&format!(
-            "SQLite database {}",
-            data_dir.join("billing.db").display()
-        )),
-        "{said}"
-    );
-}
-
-/// Ctrl-C (SIGINT) stops as gracefully as SIGTERM: a request in flight is answered before the
-/// process exits, with status 0.
-#[test]
-fn sigint_lets_a_request_in_flight_finish() {
-    use std::io::{Read, Write};
-    let dir = scratch();
-    let port = free_port();
-    let mut server = start_server(&dir, port);
-    let token = token(port);
-    let body = r#"{"name":"Calls","chargingUnitType":"DURATION","startDate":"2026-01-01"}"#;
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
-        .expect("timeout");
-    let head = format!(
-        "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    // Half the body now, the signal, then the rest: the request is in flight throughout.
-    stream.write_all(head.as_bytes()).expect("head");
-    stream.write_all(&body.as_bytes()[..10]).expect("half");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let interrupted = Command::new("kill")
-        .args(["-INT", &server.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(interrupted.success());
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    stream.write_all(&body.as_bytes()[10..]).expect("the rest");
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
-    let status = server.wait().expect("stopped");
-    assert!(status.success(), "{status:?}");
 }

@@ -28,5 +28,7 @@ mod reference_data_source_charge_groups;
 mod reference_data_sources;
 mod review_findings;
 mod scale_out;
+mod server_process;
+mod site_lists;
 mod sites;
 mod users;

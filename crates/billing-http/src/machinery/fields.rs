@@ -1,0 +1,276 @@
+//! The members of a resource as the interface describes them: each [`Field`] with its JSON
+//! type ([`FieldType`]), its [`Access`] and what the OpenAPI document and the member checks
+//! read of it.
+
+/// The JSON type of a field, with its documented rules.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldType {
+    /// int64 >= 1.
+    Id,
+    Integer {
+        minimum: i64,
+        maximum: i64,
+    },
+    /// Free text of the service's character set.
+    Text {
+        min: u32,
+        max: u32,
+    },
+    /// Letters a-z and A-Z only.
+    Letters {
+        min: u32,
+        max: u32,
+    },
+    /// Decimal digits 0-9 only.
+    Digits {
+        min: u32,
+        max: u32,
+    },
+    /// Text with its own pattern, and a realistic value of it (the documentation's example).
+    Pattern {
+        pattern: &'static str,
+        min: u32,
+        max: u32,
+        example: &'static str,
+    },
+    /// An exact decimal with at most `scale` places, in `minimum..=maximum`.
+    Decimal {
+        scale: u32,
+        minimum: i64,
+        maximum: i64,
+    },
+    Date,
+    DateTime,
+    Boolean,
+    Enum(&'static [&'static str]),
+    /// One of a named code set: documented once, as a component schema of that name.
+    Codes(&'static str, &'static [&'static str]),
+    /// An e-mail address of at most `max` characters.
+    Email {
+        max: u32,
+    },
+    Object(&'static [Field]),
+    /// An array of plain objects (values without ids of their own, such as template
+    /// components), checked as a whole by their kind.
+    ObjectList(&'static [Field]),
+    Array(&'static FieldType),
+    /// Any JSON object (a record's state in the audit trail).
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+    WriteOnly,
+}
+
+/// One top-level (or nested) field of a resource's JSON form.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    pub name: &'static str,
+    pub field_type: FieldType,
+    pub access: Access,
+    /// Required in a create or replace body.
+    pub required: bool,
+    /// May be `null` (or left out) in a body and is `null` in a response when unset.
+    pub nullable: bool,
+    /// An array that must hold at least one element (documented as `minItems: 1`).
+    pub non_empty: bool,
+    /// The most elements an array may hold (documented as `maxItems`).
+    pub max_items: Option<usize>,
+    /// An owned object or array of objects (a child table): its members are checked like the
+    /// record's own at every depth, and its elements' ids are theirs, read-only.
+    pub owned: bool,
+    /// The value a body that leaves the field out gets, as JSON text (`false`, `"EMAIL"`).
+    pub default: Option<&'static str>,
+    /// A record of another resource shown whole (`machinery::shown`): the body's object gives
+    /// only its key member, stored in the input's column.
+    pub shows: Option<Shows>,
+    pub description: &'static str,
+}
+
+/// Where a shown record's key goes: the body's `currency.id` is the input's `currencyId`.
+#[derive(Debug, Clone, Copy)]
+pub struct Shows {
+    /// The input member (the stored column's JSON name): `currencyId`.
+    pub column: &'static str,
+    /// The shown object's member read from a body: `id`, or `code`.
+    pub key: &'static str,
+}
+
+impl Field {
+    const fn new(
+        name: &'static str,
+        field_type: FieldType,
+        access: Access,
+        required: bool,
+        nullable: bool,
+        description: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            field_type,
+            access,
+            required,
+            nullable,
+            non_empty: false,
+            max_items: None,
+            owned: false,
+            default: None,
+            shows: None,
+            description,
+        }
+    }
+
+    pub const fn read_only(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::ReadOnly,
+            false,
+            false,
+            description,
+        )
+    }
+
+    pub const fn required(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::ReadWrite,
+            true,
+            false,
+            description,
+        )
+    }
+
+    pub const fn optional(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::ReadWrite,
+            false,
+            true,
+            description,
+        )
+    }
+
+    pub const fn write_only(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::new(
+            name,
+            field_type,
+            Access::WriteOnly,
+            false,
+            false,
+            description,
+        )
+    }
+
+    /// A member the server fills in (from another record), read-only and null when there is
+    /// nothing to show.
+    pub const fn derived(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description).nullable()
+    }
+
+    /// A stamp the server sets when the record is created (read-only).
+    pub const fn created(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description)
+    }
+
+    /// A stamp the server sets on every write (read-only).
+    pub const fn updated(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description)
+    }
+
+    pub const fn nullable(mut self) -> Self {
+        self.nullable = true;
+        self
+    }
+
+    /// An array the server refuses when it holds more than `most` elements.
+    pub const fn at_most(mut self, most: usize) -> Self {
+        self.max_items = Some(most);
+        self
+    }
+
+    /// An array the server refuses when empty.
+    pub const fn non_empty(mut self) -> Self {
+        self.non_empty = true;
+        self
+    }
+
+    /// Owned children: checked member by member at every depth (see [`Field::owned`]).
+    /// A record of another resource shown whole; `column` holds its `key` in the input.
+    pub const fn shows(mut self, column: &'static str, key: &'static str) -> Self {
+        self.shows = Some(Shows { column, key });
+        self
+    }
+
+    /// A member the server keeps (`lastLoginDate`, written by sign-in): read-only, null when
+    /// unset.
+    pub const fn kept(
+        name: &'static str,
+        field_type: FieldType,
+        description: &'static str,
+    ) -> Self {
+        Self::read_only(name, field_type, description).nullable()
+    }
+
+    /// [`Field::non_empty`] when `flag` (a kind that is a list of at least one element).
+    pub const fn at_most_if(self, most: Option<usize>) -> Self {
+        match most {
+            Some(most) => self.at_most(most),
+            None => self,
+        }
+    }
+
+    pub const fn non_empty_if(self, flag: bool) -> Self {
+        if flag { self.non_empty() } else { self }
+    }
+
+    pub const fn owned(mut self) -> Self {
+        self.owned = true;
+        self
+    }
+
+    /// The value the server stores when a body leaves the field out (JSON text).
+    pub const fn with_default(mut self, json: &'static str) -> Self {
+        self.default = Some(json);
+        self
+    }
+
+    /// May be left out of a body (a default applies) but is never `null`.
+    pub const fn not_null(mut self) -> Self {
+        self.nullable = false;
+        self
+    }
+}
