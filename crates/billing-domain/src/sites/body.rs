@@ -57,7 +57,11 @@ fn across_parts(
             receive_invoice_by: contact.receive_invoice_by.clone(),
         })
         .collect();
-    errors.collect(settle_invoice_contact("siteContacts", &mut flags, None));
+    errors.collect(settle_invoice_contact(
+        crate::resources::sites::names::site_contacts,
+        &mut flags,
+        None,
+    ));
     if let Some(details) = details {
         let method = details.payment_method.as_deref().unwrap_or_default();
         let reference = details.mandate_reference.as_deref();

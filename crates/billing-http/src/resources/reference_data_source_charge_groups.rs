@@ -27,7 +27,11 @@ billing_domain::reference_data_source_charge_groups!(
 /// 412 when source `source_id` is maintained by the operator; 400 when it does not exist.
 pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {
     let source = reference_data_sources::find(connection, source_id)?.ok_or_else(|| {
-        missing_reference("referenceDataSourceId", "reference data source", source_id)
+        missing_reference(
+            billing_domain::resources::reference_data_source_charge_groups::names::reference_data_source_id,
+            "reference data source",
+            source_id,
+        )
     })?;
     ensure_externally_maintained(source.id, source.si_maintained)
         .map_err(|refused| ApiError::precondition_failed(refused.to_string()))

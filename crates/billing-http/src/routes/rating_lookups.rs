@@ -63,7 +63,7 @@ fn result(live: &Live, request: &RatingRequest<'_>, rating: &Rating) -> Value {
     let range = live.index.matched_range(request, rating);
     let source = request.reference_data_source_id;
     let show_source = |row: &mut Map<String, Value>| {
-        row.insert("referenceDataSourceId".into(), json!(source));
+        row.insert(SOURCE.into(), json!(source));
         row.insert(
             "referenceDataSourceName".into(),
             json!(live.labels.source_names.get(&source)),
