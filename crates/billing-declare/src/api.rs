@@ -167,20 +167,22 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
         .iter()
         .map(|header| doc_text(&header.docs))
         .collect();
-    let member_filters = declaration.fields.iter().map(|field| {
+    // A write-only member (a password) is never a filter; every other member's kind says how it
+    // filters (`billing_domain::kinds::Filterable`).
+    let member_filters = declaration.fields.iter().filter(|field| field.access != "write_only").map(|field| {
         let kind = &field.kind;
         let member = match &field.shown_as {
             Some((member, _)) => json_name(member),
             None => json_name(&field.name),
         };
         let doc = doc_text(&field.docs);
-        quote!(FilterParam::new(#member, <#kind as ApiKind>::FILTER, #doc),)
+        quote!(FilterParam::new(#member, <#kind as ::billing_domain::kinds::Filterable>::FILTER, #doc),)
     });
     let extra_filters = declaration.extra_filters.iter().map(|filter| {
         let kind = &filter.kind;
         let json = json_name(&filter.name);
         let doc = doc_text(&filter.docs);
-        quote!(FilterParam::new(#json, <#kind as ApiKind>::FILTER, #doc),)
+        quote!(FilterParam::new(#json, <#kind as ::billing_domain::kinds::Filterable>::FILTER, #doc),)
     });
     let sort_keys = declaration
         .fields

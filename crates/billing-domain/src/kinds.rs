@@ -434,18 +434,6 @@ pub const fn camel_case<const N: usize>(snake: &str) -> [u8; N] {
     out
 }
 
-/// The text of a declaration's doc comment: the lines joined, without the leading space
-/// rustdoc keeps.
-pub const fn doc_text(joined: &'static str) -> &'static str {
-    match joined.as_bytes() {
-        [b' ', rest @ ..] => match std::str::from_utf8(rest) {
-            Ok(text) => text,
-            Err(_) => joined,
-        },
-        _ => joined,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,7 +446,6 @@ mod tests {
         );
         assert_eq!(json_name!(name), "name");
         assert_eq!(json_name!(r#type), "type");
-        assert_eq!(doc_text(" Name of it."), "Name of it.");
     }
 
     #[test]

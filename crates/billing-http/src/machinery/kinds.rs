@@ -8,7 +8,6 @@ use billing_domain::kinds::{
     Symbol, Telephone, TemplateComponents, Text, Username,
 };
 use billing_domain::money::{format_decimal, parse_decimal};
-use billing_domain::query::FilterKind;
 use billing_domain::sites::codes::TemplateComponent;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::de::DeserializeOwned;
@@ -30,8 +29,6 @@ pub trait ApiKind: Kind {
         + 'static;
     /// Its schema in the OpenAPI document.
     const FIELD_TYPE: FieldType;
-    /// How a list filters on it.
-    const FILTER: FilterKind;
 
     /// A list that must hold at least one element (documented as `minItems: 1`).
     const NON_EMPTY: bool = false;
@@ -132,7 +129,6 @@ macro_rules! text_kind {
             type Input = String;
             type Output = String;
             const FIELD_TYPE: FieldType = $field_type;
-            const FILTER: FilterKind = FilterKind::String;
 
             fn value(input: &String) -> String {
                 input.clone()
@@ -279,7 +275,6 @@ impl ApiKind for Password {
         max: billing_domain::users::PASSWORD_MAX_CHARS as u32,
         example: "correct horse battery staple",
     };
-    const FILTER: FilterKind = FilterKind::String;
 
     fn prepared(input: &PasswordInput) -> bool {
         input.hash.is_some()
@@ -312,7 +307,6 @@ impl ApiKind for RoleCodes {
     type Output = RoleList;
     const FIELD_TYPE: FieldType =
         FieldType::Array(&FieldType::Enum(billing_domain::roles::Role::CODES));
-    const FILTER: FilterKind = FilterKind::String;
     const NON_EMPTY: bool = true;
     const MAX_ITEMS: Option<usize> = Some(billing_domain::roles::Role::ALL.len());
 
@@ -335,7 +329,6 @@ impl<const MIN: i64, const MAX: i64> ApiKind for Integer<MIN, MAX> {
         minimum: MIN,
         maximum: MAX,
     };
-    const FILTER: FilterKind = FilterKind::Decimal { scale: 0 };
 
     fn value(input: &i64) -> i64 {
         *input
@@ -356,7 +349,6 @@ impl ApiKind for IdList {
     type Input = Vec<i64>;
     type Output = Ids;
     const FIELD_TYPE: FieldType = FieldType::Array(&FieldType::Id);
-    const FILTER: FilterKind = FilterKind::String;
     const MAX_ITEMS: Option<usize> = Some(billing_domain::sites::codes::MAX_LIST_ENTRIES);
 
     fn value(input: &Vec<i64>) -> String {
@@ -406,7 +398,6 @@ impl ApiKind for TemplateComponents {
     type Input = Vec<ComponentJson>;
     type Output = Components;
     const FIELD_TYPE: FieldType = FieldType::ObjectList(COMPONENT_FIELDS);
-    const FILTER: FilterKind = FilterKind::String;
     const MAX_ITEMS: Option<usize> = Some(billing_domain::sites::codes::MAX_LIST_ENTRIES);
 
     fn value(input: &Vec<ComponentJson>) -> String {
@@ -425,7 +416,6 @@ impl ApiKind for Id {
     type Input = i64;
     type Output = i64;
     const FIELD_TYPE: FieldType = FieldType::Id;
-    const FILTER: FilterKind = FilterKind::Id;
 
     fn value(input: &i64) -> i64 {
         *input
@@ -436,7 +426,6 @@ impl ApiKind for Bool {
     type Input = bool;
     type Output = bool;
     const FIELD_TYPE: FieldType = FieldType::Boolean;
-    const FILTER: FilterKind = FilterKind::Boolean;
 
     fn value(input: &bool) -> bool {
         *input
@@ -447,7 +436,6 @@ impl ApiKind for Date {
     type Input = StrictDate;
     type Output = NaiveDate;
     const FIELD_TYPE: FieldType = FieldType::Date;
-    const FILTER: FilterKind = FilterKind::Date;
 
     fn value(input: &StrictDate) -> NaiveDate {
         input.0
@@ -458,7 +446,6 @@ impl ApiKind for DateTime {
     type Input = UtcDateTime;
     type Output = UtcDateTime;
     const FIELD_TYPE: FieldType = FieldType::DateTime;
-    const FILTER: FilterKind = FilterKind::DateTime;
 
     fn value(input: &UtcDateTime) -> NaiveDateTime {
         input.0
@@ -473,7 +460,6 @@ impl<const SCALE: u32, const MIN: i64, const MAX: i64> ApiKind for Decimal<SCALE
         minimum: MIN,
         maximum: MAX,
     };
-    const FILTER: FilterKind = FilterKind::Decimal { scale: SCALE };
 
     fn value(input: &ExactNumber) -> i64 {
         parse_decimal(&input.0, SCALE).unwrap_or_default()
