@@ -235,7 +235,9 @@ fn read_response_to(
     };
     let mut body = vec![0; length];
     reader.read_exact(&mut body).map_err(|e| e.to_string())?;
-    let body = String::from_utf8(body).map_err(|e| e.to_string())?;
+    // A compressed answer is not text: kept lossily (only its length is of use).
+    let body = String::from_utf8(body)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
     Ok(Some((
         Response {
             status,

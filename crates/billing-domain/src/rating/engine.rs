@@ -358,10 +358,14 @@ impl RatingIndex {
             Matched::CallClass { id } => of(source()?.call_classes.get(request.call_class?), id),
             Matched::Dialstring { id, length } => {
                 let number = request.number().ok()??;
-                let digits: Vec<u8> = number.digits().take(usize::from(length)).collect();
+                let mut digits = [0u8; u8::MAX as usize];
+                let length = usize::from(length);
+                for (slot, digit) in digits.iter_mut().zip(number.digits().take(length)) {
+                    *slot = digit;
+                }
                 source()?
                     .dialstrings
-                    .find(&digits, id)
+                    .find(&digits[..length.min(number.len())], id)
                     .map(|version| version.range)
             }
         }

@@ -337,10 +337,9 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
                 }
                 break;
             }
-            let path = format!("items[{index}]");
             let seed = ItemSeed {
                 state: &mut *state,
-                path,
+                index,
             };
             if seq.next_element_seed(seed)?.is_none() {
                 break;
@@ -390,7 +389,8 @@ impl ItemsSeed<'_> {
 /// One item: an object of `dialledNumber`, `callClass` and `serviceId`, each a string or null.
 struct ItemSeed<'s> {
     state: &'s mut State,
-    path: String,
+    /// The item's place: its path (`items[3]`) is written only for an error.
+    index: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
@@ -408,19 +408,20 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let ItemSeed { state, path } = self;
+        let ItemSeed { state, index } = self;
+        let path = || format!("items[{index}]");
         let mut item = Item::default();
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
             let (slot, max) = match name.as_ref() {
                 NUMBER_TOKEN => {
                     map.next_value::<IgnoredAny>()?;
-                    return ItemSeed { state, path }.not_an_object();
+                    return ItemSeed { state, index }.not_an_object();
                 }
                 DIALLED_NUMBER => (&mut item.dialled_number, MAX_NUMBER_CHARS),
                 CALL_CLASS => (&mut item.call_class, MAX_TEXT_CHARS),
                 SERVICE_ID => (&mut item.service_id, MAX_TEXT_CHARS),
                 other => {
-                    state.error(format!("{path}.{other}"), "unknown field");
+                    state.error(format!("{}.{other}", path()), "unknown field");
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 }
@@ -430,10 +431,10 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
                 Scalar::Null => {}
                 Scalar::Text(text) if text.chars().count() <= max => *slot = Some(text),
                 Scalar::Text(_) => state.error(
-                    format!("{path}.{name}"),
+                    format!("{}.{name}", path()),
                     format!("must be at most {max} characters"),
                 ),
-                _ => state.error(format!("{path}.{name}"), "must be a string or null"),
+                _ => state.error(format!("{}.{name}", path()), "must be a string or null"),
             }
         }
         state.items.push(item);
@@ -466,7 +467,8 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
 
 impl ItemSeed<'_> {
     fn not_an_object<E: de::Error>(self) -> Result<(), E> {
-        self.state.error(self.path, "must be an object");
+        self.state
+            .error(format!("items[{}]", self.index), "must be an object");
         Ok(())
     }
 }

@@ -7,10 +7,11 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use billing_domain::ValidationErrors;
-use billing_domain::rating::{DayRange, Matched, Rating, RatingRequest, date_of};
+use actix_web::http::header::ContentType;
+use billing_domain::rating::RatingRequest;
 use billing_domain::roles::Permission;
-use serde_json::{Map, Value, json};
 
+use super::rating_lookup_answer::AnswerWriter;
 use super::rating_lookup_body::{BodyError, Lookup, parse};
 use crate::error::ApiError;
 use crate::live_rating::Live;
@@ -39,114 +40,9 @@ pub const SERVICE_ID: &str = "serviceId";
 /// The outcomes, as the OpenAPI document lists them.
 pub const OUTCOMES: [&str; 4] = ["DIALSTRING", "CALL_CLASS", "IGNORED", "UNRATED"];
 
-fn dates(into: &mut Map<String, Value>, prefix: &str, range: Option<DayRange>) {
-    if let Some(range) = range {
-        into.insert(
-            format!("{prefix}StartDate"),
-            json!(date_of(range.start).map(|d| d.to_string())),
-        );
-        into.insert(
-            format!("{prefix}EndDate"),
-            json!(date_of(range.end).map(|d| d.to_string())),
-        );
-    }
-}
-
-fn validity_range(validity: Option<&billing_domain::dates::Validity>) -> Option<DayRange> {
-    validity.map(DayRange::from_validity)
-}
-
-/// One item's answer: the outcome and the 2.4 members of the match.
-fn result(live: &Live, request: &RatingRequest<'_>, rating: &Rating) -> Value {
-    let mut row = Map::new();
-    row.insert("outcome".into(), json!(rating.outcome.code()));
-    let range = live.index.matched_range(request, rating);
-    let source = request.reference_data_source_id;
-    let show_source = |row: &mut Map<String, Value>| {
-        row.insert(SOURCE.into(), json!(source));
-        row.insert(
-            "referenceDataSourceName".into(),
-            json!(live.labels.source_names.get(&source)),
-        );
-    };
-    match rating.matched {
-        Matched::None => return Value::Object(row),
-        Matched::IgnoredServiceId { id } => {
-            row.insert("ignoredRecordType".into(), json!("SERVICE_ID"));
-            row.insert("ignoredRecordId".into(), json!(id));
-            row.insert("serviceId".into(), json!(request.service_id));
-            dates(&mut row, "ignoredRecord", range);
-            return Value::Object(row);
-        }
-        Matched::IgnoredCallClass { id } => {
-            row.insert("ignoredRecordType".into(), json!("CALL_CLASS"));
-            row.insert("ignoredRecordId".into(), json!(id));
-            row.insert("callClass".into(), json!(request.call_class));
-            dates(&mut row, "ignoredRecord", range);
-            show_source(&mut row);
-            return Value::Object(row);
-        }
-        Matched::Dialstring { id, length } => {
-            let number = request.number().ok().flatten();
-            row.insert("dialstringId".into(), json!(id));
-            row.insert(
-                "dialstring".into(),
-                json!(number.map(|n| n.prefix_text(usize::from(length)))),
-            );
-            dates(&mut row, "dialstring", range);
-        }
-        Matched::CallClass { id } => {
-            row.insert("callClassId".into(), json!(id));
-            row.insert("callClass".into(), json!(request.call_class));
-            dates(&mut row, CALL_CLASS, range);
-        }
-    }
-    let Some(group) = rating
-        .source_charge_group_id
-        .and_then(|id| live.index.source_charge_group(id))
-    else {
-        return Value::Object(row);
-    };
-    row.insert("referenceDataSourceChargeGroupId".into(), json!(group.id));
-    row.insert(
-        "referenceDataSourceChargeGroupName".into(),
-        json!(group.name),
-    );
-    dates(
-        &mut row,
-        "referenceDataSourceChargeGroup",
-        validity_range(live.labels.source_charge_group_dates.get(&group.id)),
-    );
-    show_source(&mut row);
-    row.insert("chargeGroupId".into(), json!(group.charge_group_id));
-    if let Some(charge_group) = live.index.charge_group(group.charge_group_id) {
-        row.insert("chargeGroupName".into(), json!(charge_group.name));
-        dates(
-            &mut row,
-            "chargeGroup",
-            validity_range(live.labels.charge_group_dates.get(&charge_group.id)),
-        );
-        let category_id = charge_group.charge_group_category_id;
-        row.insert("chargeGroupCategoryId".into(), json!(category_id));
-        if let Some(category) = live.index.category(category_id) {
-            row.insert("chargeGroupCategoryName".into(), json!(category.name));
-            row.insert(
-                "chargeGroupCategoryChargingUnitType".into(),
-                json!(category.charging_unit_type.code()),
-            );
-            dates(
-                &mut row,
-                "chargeGroupCategory",
-                validity_range(live.labels.category_dates.get(&category_id)),
-            );
-        }
-    }
-    Value::Object(row)
-}
-
 /// Rates the items against the live index: 400 for an unknown source, 507 for a source the
 /// index had to leave out because it is full.
-fn rate(live: &Live, lookup: &Lookup) -> Result<Vec<Value>, ApiError> {
+fn rate(live: &Live, lookup: &Lookup) -> Result<Vec<u8>, ApiError> {
     if !live.labels.source_names.contains_key(&lookup.source) {
         return Err(ApiError::field(
             SOURCE,
@@ -169,16 +65,11 @@ fn rate(live: &Live, lookup: &Lookup) -> Result<Vec<Value>, ApiError> {
         .collect();
     let mut ratings = Vec::with_capacity(requests.len());
     live.index.rate_many(&requests, &mut ratings);
-    Ok(requests
-        .iter()
-        .zip(ratings)
-        .map(|(request, rating)| match rating {
-            Ok(rating) => result(live, request, &rating),
-            Err(error) => {
-                json!({ "error": { "field": "dialledNumber", "message": error.to_string() } })
-            }
-        })
-        .collect())
+    let mut answer = AnswerWriter::new(live, lookup.source, lookup.date, requests.len());
+    for (request, rating) in requests.iter().zip(&ratings) {
+        answer.result(request, rating);
+    }
+    Ok(answer.finish())
 }
 
 pub async fn lookups(
@@ -206,15 +97,8 @@ pub async fn lookups(
     };
     drop(bytes);
     // Rating 10,000 items takes a few milliseconds: off the async workers.
-    let results = web::block(move || {
-        let live = state.rating.read();
-        rate(&live, &lookup).map(|results| (lookup, results))
-    })
-    .await??;
-    let (lookup, results) = results;
-    Ok(HttpResponse::Ok().json(json!({
-        "referenceDataSourceId": lookup.source,
-        "date": lookup.date.to_string(),
-        "results": results,
-    })))
+    let answer = web::block(move || rate(&state.rating.read(), &lookup)).await??;
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .body(answer))
 }
