@@ -4,8 +4,10 @@
 //! Generates a tariff of `BENCH_DIALSTRINGS` dialstrings (default 1,000,000) over 4 sources and
 //! a usage file with `billing generate`, starts the release server pinned to core 0 with one
 //! worker (SQLite; the lookups read only the in-memory index, whatever the backend), creates
-//! the 4 sources through the API, imports the tariff with `billing import reference-data` and
-//! waits until the server rates from it. The usage rows become bodies of `BENCH_ITEMS` items
+//! the 4 sources through the API, imports the tariff with `billing import reference-data`
+//! twice (into the empty database, then over the same data; timed, and the same on a scratch
+//! PostgreSQL database first when `TEST_DATABASE_URL` is set) and waits until the server rates
+//! from it. The usage rows become bodies of `BENCH_ITEMS` items
 //! (default 10,000), one source each. Then, for each `Accept-Encoding` (none, gzip, br),
 //! `BENCH_CLIENTS` client threads (default 2, pinned to core 1) send the bodies in turn on
 //! keep-alive connections for `BENCH_SECONDS` (default 10). It prints items/s by the wall
@@ -19,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::http_client::{Client, Response};
-use crate::server::{Server, server_log_path, sign_in, workspace_root};
+use crate::server::{ScratchDatabase, Server, server_log_path, sign_in, workspace_root};
 
 /// The tariff's sources, as `billing generate --sources` numbers them (1 to 4).
 const SOURCES: u32 = 4;
@@ -47,7 +49,8 @@ impl Options {
     fn from_env() -> Result<Self, String> {
         Ok(Self {
             dialstrings: env_number("BENCH_DIALSTRINGS", 1_000_000)?,
-            items: usize::try_from(env_number("BENCH_ITEMS", 10_000)?).map_err(|e| e.to_string())?,
+            items: usize::try_from(env_number("BENCH_ITEMS", 10_000)?)
+                .map_err(|e| e.to_string())?,
             clients: usize::try_from(env_number("BENCH_CLIENTS", 2)?).map_err(|e| e.to_string())?,
             seconds: env_number("BENCH_SECONDS", 10)?,
             binary: std::env::var_os("BENCH_BINARY").map(PathBuf::from),
@@ -94,35 +97,52 @@ pub fn run() -> Result<(), String> {
             ],
         )?;
     }
-    let server = Server::start(
-        Some(binary.clone()),
-        None,
-        server_log_path("rating-api")?,
-    )?;
+    let mut report = String::from(
+        "\nFeed import of the tariff (`billing import reference-data`, one transaction)\n\n\
+         | backend | into an empty database | again over the same data |\n|---|---:|---:|\n",
+    );
+    if let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") {
+        let scratch = ScratchDatabase::create_with(
+            &admin_url,
+            &format!("bench_rating_api_{}", std::process::id()),
+            "",
+        )?;
+        let server = Server::start(
+            Some(binary.clone()),
+            Some(&scratch.url),
+            server_log_path("rating-api-postgres")?,
+        )?;
+        let token = sign_in(server.address, crate::bench_http::ADMIN_PASSWORD)?;
+        create_sources(server.address, &token)?;
+        let times = [
+            import(&binary, &tariff, &server, Some(&scratch.url))?,
+            import(&binary, &tariff, &server, Some(&scratch.url))?,
+        ];
+        report.push_str(&format!(
+            "| PostgreSQL | {:.1} s | {:.1} s |\n",
+            times[0], times[1]
+        ));
+    }
+    let server = Server::start(Some(binary.clone()), None, server_log_path("rating-api")?)?;
     let token = sign_in(server.address, crate::bench_http::ADMIN_PASSWORD)?;
     create_sources(server.address, &token)?;
-    let started = Instant::now();
-    let status = std::process::Command::new(&binary)
-        .args(["import", "reference-data"])
-        .arg(&tariff)
-        .env("BILLING_DATA_DIR", &server.data_dir)
-        .env_remove("DATABASE_URL")
-        .env("BILLING_LOG", "warn")
-        .status()
-        .map_err(|e| format!("billing import: {e}"))?;
-    if !status.success() {
-        return Err(format!("billing import reference-data failed ({status})"));
-    }
-    eprintln!("imported in {:.1} s", started.elapsed().as_secs_f64());
+    let times = [
+        import(&binary, &tariff, &server, None)?,
+        import(&binary, &tariff, &server, None)?,
+    ];
+    report.push_str(&format!(
+        "| SQLite | {:.1} s | {:.1} s |\n",
+        times[0], times[1]
+    ));
     let bodies = bodies(&usage, options.items)?;
     wait_until_rated(server.address, &token, &bodies[0])?;
-    let mut report = format!(
+    report.push_str(&format!(
         "\nRating over the API: {} dialstrings, {} items a request, {} clients, {} s each, \
          server on core 0 (one worker)\n\n\
          | Accept-Encoding | requests | items/s (wall clock) | items/s of server CPU | \
          ms a request (mean) | answer bytes |\n|---|---:|---:|---:|---:|---:|\n",
         options.dialstrings, options.items, options.clients, options.seconds
-    );
+    ));
     pin_this_process_to_core(1)?;
     for encoding in ["identity", "gzip", "br"] {
         let figures = drive(&server, &token, &bodies, encoding, &options)?;
@@ -130,6 +150,33 @@ pub fn run() -> Result<(), String> {
     }
     println!("{report}\n{}", server.log_summary());
     Ok(())
+}
+
+/// Runs `billing import reference-data` on the server's database; its wall-clock seconds.
+fn import(
+    binary: &std::path::Path,
+    tariff: &std::path::Path,
+    server: &Server,
+    database_url: Option<&str>,
+) -> Result<f64, String> {
+    let started = Instant::now();
+    let mut command = std::process::Command::new(binary);
+    command
+        .args(["import", "reference-data"])
+        .arg(tariff)
+        .env("BILLING_DATA_DIR", &server.data_dir)
+        .env_remove("DATABASE_URL")
+        .env("BILLING_LOG", "warn");
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    let status = command
+        .status()
+        .map_err(|e| format!("billing import: {e}"))?;
+    if !status.success() {
+        return Err(format!("billing import reference-data failed ({status})"));
+    }
+    Ok(started.elapsed().as_secs_f64())
 }
 
 /// Creates sources 1 to [`SOURCES`] (and the currency and locale they need).
@@ -243,7 +290,13 @@ fn wait_until_rated(address: SocketAddr, token: &str, body: &str) -> Result<(), 
 /// Pins every thread of this process (and those it starts) to `core`.
 fn pin_this_process_to_core(core: u32) -> Result<(), String> {
     let status = std::process::Command::new("/usr/bin/taskset")
-        .args(["-a", "-p", "-c", &core.to_string(), &std::process::id().to_string()])
+        .args([
+            "-a",
+            "-p",
+            "-c",
+            &core.to_string(),
+            &std::process::id().to_string(),
+        ])
         .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("taskset: {e}"))?;

@@ -4,6 +4,7 @@
 //! **Only this crate knows Diesel and SQL.** It takes domain drafts and returns rows; it never
 //! sees HTTP. Money and rates are stored as scaled integers, never floats.
 
+pub mod bulk_load;
 pub mod connection;
 pub mod counts;
 pub mod error;

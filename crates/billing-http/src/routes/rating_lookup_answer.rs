@@ -270,7 +270,13 @@ mod tests {
 
     #[test]
     fn dates_are_written_as_chrono_shows_them() {
-        for (y, m, d) in [(2026, 1, 2), (1, 12, 31), (999, 6, 9), (9999, 12, 31), (2024, 2, 29)] {
+        for (y, m, d) in [
+            (2026, 1, 2),
+            (1, 12, 31),
+            (999, 6, 9),
+            (9999, 12, 31),
+            (2024, 2, 29),
+        ] {
             let date = NaiveDate::from_ymd_opt(y, m, d).expect("date");
             assert_eq!(date_text(Some(date)), format!("\"{date}\""));
         }

@@ -5,9 +5,9 @@
 //! (docs/api.md "Reference data") of the match; a malformed dialled number is an `error` of that item alone.
 //! A body that breaks the request's shape is 400 naming the member (`items[3].callClass`).
 
+use actix_web::http::header::ContentType;
 use actix_web::{HttpRequest, HttpResponse, web};
 use billing_domain::ValidationErrors;
-use actix_web::http::header::ContentType;
 use billing_domain::rating::RatingRequest;
 use billing_domain::roles::Permission;
 

@@ -1,0 +1,101 @@
+//! A table's secondary indexes and foreign keys, set aside for a bulk load and made again
+//! after it, in the same transaction (the feed import of a million dialstrings).
+//!
+//! Maintaining two indexes and checking a foreign key row by row cost more than the load
+//! itself; building each once over the loaded table costs a fraction of that
+//! (docs/performance.md, "Feed import"). What is dropped is read from the database's own
+//! catalog, so it is made again exactly as the migrations made it, and a rolled-back import
+//! leaves it as it was. On PostgreSQL dropping takes the table's exclusive lock until the
+//! commit: readers of the table wait for the import instead of reading the old rows.
+
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+
+use crate::DbConnection;
+use crate::error::PersistenceResult;
+
+/// What was set aside: the statements that make it again.
+#[derive(Debug, Default)]
+#[must_use = "the indexes stay dropped unless restored"]
+pub struct SetAside {
+    restore: Vec<String>,
+}
+
+#[derive(QueryableByName)]
+struct Named {
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    definition: String,
+}
+
+/// Drops `table`'s indexes other than its primary key's and, on PostgreSQL, its foreign
+/// keys. `table` is one of the schema's names, never input.
+pub fn set_aside(
+    connection: &mut DbConnection,
+    table: &'static str,
+) -> PersistenceResult<SetAside> {
+    let mut restore = Vec::new();
+    match connection {
+        DbConnection::Postgres(c) => {
+            let foreign_keys: Vec<Named> = diesel::sql_query(
+                "SELECT conname::text AS name, pg_get_constraintdef(oid) AS definition \
+                 FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' \
+                 ORDER BY conname",
+            )
+            .bind::<Text, _>(table)
+            .load(c)?;
+            // Constraints' own indexes (the primary key, unique constraints) stay.
+            let indexes: Vec<Named> = diesel::sql_query(
+                "SELECT indexname::text AS name, indexdef AS definition FROM pg_indexes \
+                 WHERE schemaname = current_schema() AND tablename = $1 AND indexname NOT IN \
+                 (SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass) \
+                 ORDER BY indexname",
+            )
+            .bind::<Text, _>(table)
+            .load(c)?;
+            for key in foreign_keys {
+                diesel::sql_query(format!(
+                    "ALTER TABLE {table} DROP CONSTRAINT \"{}\"",
+                    key.name
+                ))
+                .execute(c)?;
+                restore.push(format!(
+                    "ALTER TABLE {table} ADD CONSTRAINT \"{}\" {}",
+                    key.name, key.definition
+                ));
+            }
+            for index in indexes {
+                diesel::sql_query(format!("DROP INDEX \"{}\"", index.name)).execute(c)?;
+                restore.push(index.definition);
+            }
+        }
+        DbConnection::Sqlite(c) => {
+            // Indexes SQLite made itself (for UNIQUE and PRIMARY KEY) have no SQL and stay.
+            let indexes: Vec<Named> = diesel::sql_query(
+                "SELECT name, sql AS definition FROM sqlite_master \
+                 WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+            )
+            .bind::<Text, _>(table)
+            .load(c)?;
+            for index in indexes {
+                diesel::sql_query(format!("DROP INDEX \"{}\"", index.name)).execute(c)?;
+                restore.push(index.definition);
+            }
+        }
+    }
+    Ok(SetAside { restore })
+}
+
+impl SetAside {
+    /// Makes again what [`set_aside`] dropped (checking the foreign keys over every row).
+    pub fn restore(self, connection: &mut DbConnection) -> PersistenceResult<()> {
+        for statement in self.restore {
+            match connection {
+                DbConnection::Postgres(c) => diesel::sql_query(statement).execute(c)?,
+                DbConnection::Sqlite(c) => diesel::sql_query(statement).execute(c)?,
+            };
+        }
+        Ok(())
+    }
+}
