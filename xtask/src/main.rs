@@ -12,6 +12,8 @@
 //!   Ends with `check-rating`.
 //! - `bench rating-api`: `POST /v1/rating/lookups` with 10,000-item bodies on 1,000,000
 //!   dialstrings, items per second of the server's one core (`bench_rating_api`).
+//! - `bench scale`: lists, counts and searches of sites at 10,000 to 1,000,000 sites seeded by
+//!   SQL, first request after a commit and again, on SQLite and PostgreSQL (`bench_scale`).
 //! - `bench http`: the HTTP benchmark: the release server on SQLite (and PostgreSQL when
 //!   `TEST_DATABASE_URL` is set) seeded with charge groups, then driven by `wrk` (`bench_http`).
 //! - `check-rating`: rates those 10 million rows with the engine and with the prefix-map
@@ -46,6 +48,7 @@ mod attacks;
 mod auth_matrix;
 mod bench_http;
 mod bench_rating_api;
+mod bench_scale;
 mod clients;
 mod console;
 mod contract;
@@ -65,7 +68,7 @@ use std::process::{Command, ExitCode};
 /// (as `.ci/run` does): enough to reach every operation, small enough for CI's 30 minutes.
 const CI_FUZZ_EXAMPLES: u64 = 10;
 
-const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http|rating-api]|check-rating|\
+const USAGE: &str = "usage: cargo xtask <ci|lint|deps|deploy-check|openapi|bench [http|rating-api|scale]|check-rating|\
                      fuzz [--debug]|auth-matrix [--debug]|crash [--debug]|attacks [--debug]|cors [--debug]|\
                      console [--debug]|\
                      contract [--debug]|clients [--debug]>";
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         ("bench", None) => bench(),
         ("bench", Some("http")) if rest.len() == 1 => bench_http::run(),
         ("bench", Some("rating-api")) if rest.len() == 1 => bench_rating_api::run(),
+        ("bench", Some("scale")) if rest.len() == 1 => bench_scale::run(),
         (_, Some(_)) => Err(format!("unexpected arguments {rest:?}\n{USAGE}")),
         (task, None) => run_task(task),
     };

@@ -1,0 +1,10 @@
+DROP INDEX IF EXISTS sites_site_name_trgm_idx;
+DROP INDEX IF EXISTS sites_site_reference_trgm_idx;
+DROP INDEX IF EXISTS customers_customer_name_trgm_idx;
+DROP INDEX IF EXISTS customers_customer_reference_trgm_idx;
+DROP INDEX IF EXISTS charge_groups_name_trgm_idx;
+DROP INDEX IF EXISTS charge_group_categories_name_trgm_idx;
+DROP INDEX IF EXISTS reference_data_sources_name_trgm_idx;
+DROP INDEX IF EXISTS reference_data_source_charge_groups_name_trgm_idx;
+DROP INDEX IF EXISTS contract_owners_name_trgm_idx;
+DROP INDEX IF EXISTS users_username_trgm_idx;
