@@ -332,6 +332,35 @@ fn sorts(declaration: &Declaration) -> TokenStream {
     }
 }
 
+/// Every table a list of the resource may read (its own, those its scope goes through and
+/// those its extra filters name), sorted and comma-separated: what its remembered counts
+/// depend on (`counts::total`).
+fn tables_read(declaration: &Declaration, with: &StoredWith) -> String {
+    use proc_macro2::TokenTree;
+    let mut tables = std::collections::BTreeSet::from([declaration.table.to_string()]);
+    if let Some(scope) = &declaration.scope {
+        tables.extend(scope.through.iter().map(|(table, _)| table.to_string()));
+    }
+    for (_, _, columns) in &with.filters {
+        // `table::column`, and `table.owner.member` at the start of an argument.
+        let tokens: Vec<TokenTree> = columns.stream().into_iter().collect();
+        for (index, token) in tokens.iter().enumerate() {
+            let TokenTree::Ident(ident) = token else {
+                continue;
+            };
+            let next = tokens.get(index + 1);
+            let starts_argument = index == 0
+                || matches!(&tokens[index - 1], TokenTree::Punct(p) if p.as_char() == ',');
+            let is_path = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+            let is_dotted = matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+            if is_path || (is_dotted && starts_argument) {
+                tables.insert(ident.to_string());
+            }
+        }
+    }
+    tables.into_iter().collect::<Vec<_>>().join(",")
+}
+
 pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;
     let table = &declaration.table;
@@ -350,6 +379,7 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let counted = scope_filter(declaration, quote!(counted));
     let sorts = sorts(declaration);
     let table_name = table.to_string();
+    let tables_read = tables_read(declaration, &handed.with);
     Ok(quote! {
         mod stored {
             #[allow(unused_imports)]
@@ -358,6 +388,9 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
             use ::billing_persistence::schema::#table;
 
             #row_and_changes
+
+            /// The tables a list may read, on which its remembered counts depend.
+            pub const TABLES_READ: &str = #tables_read;
 
             pub fn find(
                 connection: &mut ::billing_persistence::DbConnection,
@@ -470,6 +503,7 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
                     query_filters.page,
                     rows.len(),
                     || ::billing_persistence::counts::key(#table_name, &query_filters.filters, scope),
+                    TABLES_READ,
                     |connection| {
                         let counted = #count;
                         Ok((#counted).get_result(connection)?)

@@ -17,7 +17,19 @@
 //!   snapshots see exactly the same committed transactions, and a count taken between two equal
 //!   snapshots sees what both see. Any write on the server changes it.
 //!
-//! The token costs one small prepared statement. The key is the table, the filters, the
+//! A count is also kept by the **change counts of the tables its list reads** (the resource's
+//! own, those its scope goes through and those its filters reach: `TABLES_READ` of each stored
+//! resource), read just before the state above: while they are unchanged, no write to those
+//! tables has committed, so a commit elsewhere (an audit event, another resource, a sign-in)
+//! does not cost the next list its count. Triggers keep the counts in the database, whoever
+//! writes (migration `2026-11-27-000002_table_changes`): on SQLite a `table_changes` row per
+//! table, moved in the writing transaction; on PostgreSQL a sequence per table
+//! (`changes_of_<table>`), advanced by a statement trigger before the writer commits, which is
+//! why a PostgreSQL count is kept by them only when no transaction was in progress as it was
+//! taken ([`DataState::quiet`]). Where the counters cannot be read, only the state above keeps
+//! a count.
+//!
+//! The tokens cost two small prepared statements. The key is the table, the filters, the
 //! caller's scope and today's date (filters such as `activeSites` depend on it). At most
 //! [`KEYS_KEPT`] keys are kept; a key longer than [`KEY_MAX_BYTES`] is never kept.
 
@@ -67,6 +79,24 @@ enum DataState {
 }
 
 impl DataState {
+    /// Whether a count taken right after this state was read may be kept by the change
+    /// counts of its tables, read just before: on SQLite always (the counters are written in
+    /// the writing transaction, so a commit that a count sees and the counters read before it
+    /// do not is one the next reading of the counters shows); on PostgreSQL only when no
+    /// transaction was in progress (`xip` empty): a writer advances its table's sequence before
+    /// it commits, so one in progress could have advanced it before the counters were read and
+    /// commit after the count.
+    fn quiet(&self) -> bool {
+        match self {
+            Self::Sqlite { .. } => true,
+            // `xmin:xmax:xip,…`, then the database and port.
+            Self::Postgres(text) => text
+                .split(' ')
+                .next()
+                .is_some_and(|snapshot| snapshot.ends_with(':')),
+        }
+    }
+
     /// Whether `other` replaces `self` in a key's list: the same SQLite connection, or any
     /// PostgreSQL snapshot (a later one makes an earlier one useless).
     fn same_source(&self, other: &DataState) -> bool {
@@ -120,6 +150,89 @@ impl QueryFragment<Pg> for PostgresDataState {
 
 impl RunQueryDsl<diesel::PgConnection> for PostgresDataState {}
 
+/// The SQLite query of the change counts of some tables (`table_changes`, kept by triggers):
+/// `name:changes,…`, or NULL unless every table named has its row.
+#[derive(Debug, Clone, Copy)]
+struct SqliteTableChanges<'a> {
+    names: &'a str,
+    how_many: i64,
+}
+
+impl Query for SqliteTableChanges<'_> {
+    type SqlType = diesel::sql_types::Nullable<Text>;
+}
+
+impl QueryId for SqliteTableChanges<'_> {
+    type QueryId = SqliteTableChanges<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl QueryFragment<Sqlite> for SqliteTableChanges<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("SELECT CASE WHEN count(*) = ");
+        out.push_bind_param::<BigInt, _>(&self.how_many)?;
+        out.push_sql(
+            " THEN group_concat(name || ':' || changes) END FROM (SELECT name, changes \
+             FROM table_changes WHERE instr(',' || ",
+        );
+        out.push_bind_param::<Text, _>(&self.names)?;
+        out.push_sql(" || ',', ',' || name || ',') > 0 ORDER BY name)");
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<diesel::SqliteConnection> for SqliteTableChanges<'_> {}
+
+/// The PostgreSQL query of the change counts of some tables (the `changes_of_<table>`
+/// sequences, advanced by triggers): `name:value,…`, or NULL unless every table named has its
+/// sequence.
+#[derive(Debug, Clone, Copy)]
+struct PostgresTableChanges<'a> {
+    names: &'a str,
+}
+
+impl Query for PostgresTableChanges<'_> {
+    type SqlType = diesel::sql_types::Nullable<Text>;
+}
+
+impl QueryId for PostgresTableChanges<'_> {
+    type QueryId = PostgresTableChanges<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl QueryFragment<Pg> for PostgresTableChanges<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(
+            "SELECT CASE WHEN bool_and(to_regclass('changes_of_' || t) IS NOT NULL) THEN \
+             string_agg(t || ':' || COALESCE(pg_sequence_last_value(to_regclass('changes_of_' || t)), 0), \
+             ',' ORDER BY t) END FROM unnest(string_to_array(",
+        );
+        out.push_bind_param::<Text, _>(&self.names)?;
+        out.push_sql(", ',')) AS t");
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<diesel::PgConnection> for PostgresTableChanges<'_> {}
+
+/// The change counts of `tables` (comma-separated names) as `connection` reads them now;
+/// `None` when they cannot be read (a database without the counters).
+fn table_changes(connection: &mut DbConnection, tables: &str) -> Option<String> {
+    match connection {
+        DbConnection::Sqlite(sqlite) => SqliteTableChanges {
+            names: tables,
+            how_many: i64::try_from(tables.split(',').count()).unwrap_or(i64::MAX),
+        }
+        .get_result::<Option<String>>(sqlite)
+        .ok()
+        .flatten(),
+        DbConnection::Postgres(postgres) => PostgresTableChanges { names: tables }
+            .get_result::<Option<String>>(postgres)
+            .ok()
+            .flatten(),
+    }
+}
+
 /// The token of what `connection` sees now; `None` when it cannot be read (a connection not
 /// set up by the pool has no `billing_connection_id`): the count is then not remembered.
 ///
@@ -156,7 +269,15 @@ fn data_state(connection: &mut DbConnection) -> Option<DataState> {
     }
 }
 
-type Remembered = HashMap<String, Vec<(DataState, i64)>>;
+/// A remembered count: the state it was counted in, the change counts of its tables when
+/// they may vouch for it (see [`DataState::quiet`]), and the total.
+struct Counted {
+    state: DataState,
+    tables: Option<String>,
+    total: i64,
+}
+
+type Remembered = HashMap<String, Vec<Counted>>;
 
 static REMEMBERED: LazyLock<Mutex<Remembered>> = LazyLock::new(Mutex::default);
 
@@ -177,6 +298,7 @@ pub fn total(
     page: Option<PageRequest>,
     loaded: usize,
     key: impl FnOnce() -> String,
+    tables: &str,
     count: impl FnOnce(&mut DbConnection) -> PersistenceResult<i64>,
 ) -> PersistenceResult<i64> {
     let loaded = i64::try_from(loaded).unwrap_or(i64::MAX);
@@ -190,15 +312,17 @@ pub fn total(
     if key.len() > KEY_MAX_BYTES {
         return count(connection);
     }
-    // Read before counting: a commit in between changes the next token, never this count's.
+    // Read before counting, the tables' counters first: a commit in between changes the next
+    // reading, never this count's.
+    let changes = table_changes(connection, tables);
     let Some(state) = data_state(connection) else {
         return count(connection);
     };
-    if let Some(total) = remembered().get(&key).and_then(|tokens| {
-        tokens
+    if let Some(total) = remembered().get(&key).and_then(|counted| {
+        counted
             .iter()
-            .find(|(token, _)| *token == state)
-            .map(|(_, total)| *total)
+            .find(|c| c.state == state || (c.tables.is_some() && c.tables == changes))
+            .map(|c| c.total)
     }) {
         return Ok(total);
     }
@@ -207,18 +331,27 @@ pub fn total(
     if remembered.len() >= KEYS_KEPT && !remembered.contains_key(&key) {
         remembered.clear();
     }
-    let tokens = remembered.entry(key).or_default();
-    tokens.retain(|(token, _)| !token.same_source(&state));
-    if tokens.len() >= TOKENS_PER_KEY {
-        tokens.remove(0);
+    let counted = remembered.entry(key).or_default();
+    counted.retain(|c| !c.state.same_source(&state));
+    if counted.len() >= TOKENS_PER_KEY {
+        counted.remove(0);
     }
-    tokens.push((state, total));
+    counted.push(Counted {
+        tables: changes.filter(|_| state.quiet()),
+        state,
+        total,
+    });
     Ok(total)
 }
 
 /// Forgets every remembered count (for tests that count the statements a page costs).
 pub fn forget_all() {
     remembered().clear();
+}
+
+/// The table of a list's source as `stringify!` writes it (`countries :: table`).
+pub fn table_of(source: &str) -> &str {
+    source.split("::").next().unwrap_or(source).trim()
 }
 
 /// The key of a list query's count: the table, the filters, the scope and today's date.
@@ -252,7 +385,15 @@ mod tests {
     fn a_short_or_empty_first_page_gives_the_total_without_counting() {
         let mut connection = sqlite();
         let mut total = |page, loaded| {
-            total(&mut connection, page, loaded, String::new, never_counted).expect("total")
+            total(
+                &mut connection,
+                page,
+                loaded,
+                String::new,
+                "t",
+                never_counted,
+            )
+            .expect("total")
         };
         assert_eq!(total(None, 7), 7);
         assert_eq!(total(page(1, 10), 0), 0);
@@ -267,7 +408,7 @@ mod tests {
         let key = || key("counts_test", &"a full page", &"everyone");
         let counted = std::cell::Cell::new(0);
         let count = |connection: &mut DbConnection, page, loaded| {
-            total(connection, page, loaded, key, |_| {
+            total(connection, page, loaded, key, "t", |_| {
                 counted.set(counted.get() + 1);
                 Ok(40)
             })
@@ -315,6 +456,7 @@ mod tests {
                 page(1, 1),
                 1,
                 || key("counts_test_file", &"", &""),
+                "t",
                 |_| {
                     counted += 1;
                     Ok(counted)
@@ -342,6 +484,7 @@ mod tests {
             page(1, 1),
             1,
             || super::key(key, &"", &""),
+            "t",
             |connection| {
                 Ok(diesel::dsl::sql::<BigInt>("SELECT count(*) FROM t").get_result(connection)?)
             },
@@ -418,6 +561,7 @@ mod tests {
                 page(1, 10),
                 10,
                 || key("counts_test_unnamed", &"", &""),
+                "t",
                 |_| {
                     counted += 1;
                     Ok(12)

@@ -434,6 +434,7 @@ macro_rules! define_list {
                 query.page,
                 rows.len(),
                 || $crate::counts::key(stringify!($source), &query.filters, &()),
+                $crate::counts::table_of(stringify!($source)),
                 |connection| {
                     Ok($crate::apply_filters!($source.count().into_boxed(), &query.filters, { $($filters)* })
                         .get_result(connection)?)
