@@ -28,6 +28,9 @@ const SITES_PER_CUSTOMER: u64 = 10;
 const LIMITED_USER: &str = "limited";
 const LIMITED_PASSWORD: &str = "limited-user-password-2026";
 
+/// Milliseconds of one request: after a commit elsewhere, after one to `sites`, again.
+type Figures = (f64, f64, f64);
+
 #[derive(Clone, Copy, PartialEq)]
 enum Backend {
     Sqlite,
@@ -112,7 +115,7 @@ fn bench_backend(
         }
     };
     let mut seeded = 1;
-    let mut rows: Vec<(String, Vec<(f64, f64, f64)>)> = Vec::new();
+    let mut rows: Vec<(String, Vec<Figures>)> = Vec::new();
     for &size in sizes {
         let started = Instant::now();
         sql(&seed_sql(backend, seeded + 1, size))?;
@@ -135,7 +138,7 @@ fn bench_backend(
                 server.address,
                 &token,
                 caller,
-                (method, path),
+                (label, method, path),
                 repeats,
                 &touch_sites,
             )?;
@@ -214,6 +217,18 @@ fn scenarios(size: u64) -> Vec<(String, &'static str, String, bool)> {
             "/v1/sites?page=1&pageSize=100".into(),
             true,
         ),
+        (
+            "page 1 of 100, `sort=siteName:desc`, `Prefer: count=planned`".into(),
+            "GET",
+            "/v1/sites?page=1&pageSize=100&sort=siteName:desc".into(),
+            false,
+        ),
+        (
+            "`HEAD /v1/sites?activeSites=true`, `Prefer: count=planned`".into(),
+            "HEAD",
+            "/v1/sites?activeSites=true".into(),
+            false,
+        ),
     ]
 }
 
@@ -224,15 +239,21 @@ fn measure(
     address: SocketAddr,
     admin: &str,
     caller: &str,
-    (method, path): (&str, &str),
+    (label, method, path): (&str, &str, &str),
     repeats: usize,
     touch_sites: &dyn Fn() -> Result<(), String>,
-) -> Result<(f64, f64, f64), String> {
+) -> Result<Figures, String> {
     let mut client = Client::new(address);
     let mut committer = Client::new(address);
+    // The scenarios whose label names it send `Prefer: count=planned`.
+    let authorization = format!("Bearer {caller}");
+    let mut headers = vec![("Authorization", authorization.as_str())];
+    if label.contains("count=planned") {
+        headers.push(("Prefer", "count=planned"));
+    }
     let time = |client: &mut Client| -> Result<f64, String> {
         let started = Instant::now();
-        let response = client.send(method, path, Some(caller), None)?;
+        let response = client.send_raw(method, path, &headers, None)?;
         let elapsed = started.elapsed().as_secs_f64() * 1000.0;
         if response.status != 200 {
             return Err(format!(
@@ -243,7 +264,7 @@ fn measure(
         Ok(elapsed)
     };
     // One request first, so that the connection and the caller are warm; its total shown.
-    let first = client.send(method, path, Some(caller), None)?;
+    let first = client.send_raw(method, path, &headers, None)?;
     eprintln!(
         "{method} {path}: {} (X-Total-Count {})",
         first.status,

@@ -504,9 +504,18 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
                     rows.len(),
                     || ::billing_persistence::counts::key(#table_name, &query_filters.filters, scope),
                     TABLES_READ,
-                    |connection| {
+                    query_filters.count,
+                    |connection, counting| {
                         let counted = #count;
-                        Ok((#counted).get_result(connection)?)
+                        let counted = #counted;
+                        match counting {
+                            ::billing_persistence::counts::Counting::Rows => {
+                                Ok(counted.get_result(connection)?)
+                            }
+                            ::billing_persistence::counts::Counting::Plan => {
+                                ::billing_persistence::counts::planned_rows(connection, counted)
+                            }
+                        }
                     },
                 )?;
                 Ok((rows, total))

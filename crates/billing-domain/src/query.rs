@@ -247,12 +247,52 @@ impl PageRequest {
     }
 }
 
-/// A parsed list request: filters, sort keys (the id tie-break is implied), page.
+/// How a list's total (`X-Total-Count`) is found, as `Prefer: count=…` asks
+/// (docs/api.md, "Lists"): exact unless the client says it can do with less.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CountPreference {
+    /// Every matching row counted (remembered while the data does not change): the default.
+    #[default]
+    Exact,
+    /// The database planner's estimate of the matching rows, at least the rows the pages up
+    /// to this one hold; SQLite has no planner estimate and counts.
+    Planned,
+    /// Exact when the planner estimates at most [`ESTIMATED_EXACT_UP_TO`] rows, else the
+    /// estimate.
+    Estimated,
+}
+
+/// Up to this many rows by the planner's estimate, `count=estimated` counts exactly.
+pub const ESTIMATED_EXACT_UP_TO: i64 = 10_000;
+
+impl CountPreference {
+    /// Every preference, as `Prefer: count=…` names it.
+    pub const ALL: [Self; 3] = [Self::Exact, Self::Planned, Self::Estimated];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::Planned => "planned",
+            Self::Estimated => "estimated",
+        }
+    }
+
+    /// The preference `code` names (case-insensitive), if any.
+    pub fn parse(code: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|preference| preference.code().eq_ignore_ascii_case(code))
+    }
+}
+
+/// A parsed list request: filters, sort keys (the id tie-break is implied), page, and how
+/// the total is found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListQuery {
     pub filters: Vec<FieldFilter>,
     pub sort: Vec<SortKey>,
     pub page: Option<PageRequest>,
+    pub count: CountPreference,
 }
 
 impl ListQuery {
@@ -262,6 +302,7 @@ impl ListQuery {
             filters: Vec::new(),
             sort: Vec::new(),
             page: None,
+            count: CountPreference::Exact,
         }
     }
 }

@@ -215,7 +215,7 @@ mod tests {
             .into_iter()
             .flat_map(|coding| [(coding, &small), (coding, &large)])
         {
-            let encoded = coding.encode(&body).expect("encoded");
+            let encoded = coding.encode(body).expect("encoded");
             assert!(
                 encoded.len() < body.len() / 10,
                 "{coding:?}: {}",

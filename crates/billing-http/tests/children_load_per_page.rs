@@ -80,6 +80,7 @@ fn page_of<R: Resource>(
         filters: Vec::new(),
         sort: Vec::new(),
         page: Some(PageRequest { page: 1, page_size }),
+        count: Default::default(),
     };
     billing_persistence::counts::forget_all();
     let (records, _) = database

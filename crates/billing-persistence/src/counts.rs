@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
-use billing_domain::query::PageRequest;
+use billing_domain::query::{CountPreference, ESTIMATED_EXACT_UP_TO, PageRequest};
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Text};
@@ -45,6 +45,7 @@ use diesel::sqlite::Sqlite;
 use diesel::{QueryResult, RunQueryDsl};
 
 use crate::DbConnection;
+use crate::connection::MultiBackend;
 use crate::error::PersistenceResult;
 
 /// At most this many queries' counts are remembered (when full, all are forgotten).
@@ -299,7 +300,8 @@ pub fn total(
     loaded: usize,
     key: impl FnOnce() -> String,
     tables: &str,
-    count: impl FnOnce(&mut DbConnection) -> PersistenceResult<i64>,
+    preference: CountPreference,
+    mut count: impl FnMut(&mut DbConnection, Counting) -> PersistenceResult<i64>,
 ) -> PersistenceResult<i64> {
     let loaded = i64::try_from(loaded).unwrap_or(i64::MAX);
     let Some(page) = page else {
@@ -308,6 +310,14 @@ pub fn total(
     if (loaded > 0 && loaded < page.limit()) || (loaded == 0 && page.offset() == 0) {
         return Ok(page.offset() + loaded);
     }
+    if preference != CountPreference::Exact && matches!(connection, DbConnection::Postgres(_)) {
+        // The pages up to this one hold `offset + loaded` rows: an estimate is never fewer.
+        let planned = count(connection, Counting::Plan)?.max(page.offset() + loaded);
+        if preference == CountPreference::Planned || planned > ESTIMATED_EXACT_UP_TO {
+            return Ok(planned);
+        }
+    }
+    let mut count = |connection: &mut DbConnection| count(connection, Counting::Rows);
     let key = key();
     if key.len() > KEY_MAX_BYTES {
         return count(connection);
@@ -344,6 +354,68 @@ pub fn total(
     Ok(total)
 }
 
+/// What a list's count closure is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counting {
+    /// Count the rows.
+    Rows,
+    /// The PostgreSQL planner's estimate of the rows ([`planned_rows`]).
+    Plan,
+}
+
+/// `EXPLAIN (FORMAT JSON)` of a query, which PostgreSQL answers with its plan as one JSON text.
+#[derive(Debug, Clone)]
+pub struct Explain<Q>(pub Q);
+
+impl<Q> QueryId for Explain<Q> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q> Query for Explain<Q> {
+    type SqlType = Text;
+}
+
+impl<Q: QueryFragment<MultiBackend>> QueryFragment<MultiBackend> for Explain<Q> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, MultiBackend>) -> QueryResult<()> {
+        out.push_sql("EXPLAIN (FORMAT JSON) ");
+        self.0.walk_ast(out.reborrow())
+    }
+}
+
+impl<Q> RunQueryDsl<DbConnection> for Explain<Q> {}
+
+/// The PostgreSQL planner's estimate of the rows `count_query` (a `SELECT COUNT(*)`) counts,
+/// without running it: the estimate of the plan under the aggregate, times the workers'
+/// share when the scan is parallel (the planner's own divisor: the workers, plus the leader's
+/// part, 1 − 0.3 a worker).
+pub fn planned_rows<Q>(connection: &mut DbConnection, count_query: Q) -> PersistenceResult<i64>
+where
+    Explain<Q>:
+        QueryFragment<MultiBackend> + diesel::query_dsl::LoadQuery<'static, DbConnection, String>,
+{
+    let text: String = Explain(count_query).get_result(connection)?;
+    Ok(rows_of_plan(&text).unwrap_or(0))
+}
+
+/// The rows under the aggregate of an `EXPLAIN (FORMAT JSON)` plan (see [`planned_rows`]).
+fn rows_of_plan(text: &str) -> Option<i64> {
+    let plans: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut node = plans.get(0)?.get("Plan")?;
+    let mut workers = 0.0;
+    while let "Aggregate" | "Gather" | "Gather Merge" = node.get("Node Type")?.as_str()? {
+        if let Some(planned) = node.get("Workers Planned").and_then(|w| w.as_f64()) {
+            workers = planned;
+        }
+        node = node.get("Plans")?.get(0)?;
+    }
+    let mut rows = node.get("Plan Rows")?.as_f64()?;
+    if workers > 0.0 && node.get("Parallel Aware").and_then(|p| p.as_bool()) == Some(true) {
+        rows *= workers + (1.0 - 0.3 * workers).max(0.0);
+    }
+    Some(rows.round() as i64)
+}
+
 /// Forgets every remembered count (for tests that count the statements a page costs).
 pub fn forget_all() {
     remembered().clear();
@@ -371,7 +443,7 @@ mod tests {
         Some(PageRequest { page, page_size })
     }
 
-    fn never_counted(_: &mut DbConnection) -> PersistenceResult<i64> {
+    fn never_counted(_: &mut DbConnection, _: Counting) -> PersistenceResult<i64> {
         panic!("the page said the total")
     }
 
@@ -379,6 +451,21 @@ mod tests {
         let mut sqlite = diesel::SqliteConnection::establish(":memory:").expect("sqlite");
         register_connection_id(&mut sqlite).expect("registered");
         DbConnection::Sqlite(sqlite)
+    }
+
+    #[test]
+    fn a_plan_gives_the_rows_under_its_aggregate() {
+        let plain = r#"[{"Plan": {"Node Type": "Aggregate", "Plan Rows": 1, "Plans": [
+            {"Node Type": "Bitmap Heap Scan", "Parallel Aware": false, "Plan Rows": 1969}]}}]"#;
+        assert_eq!(rows_of_plan(plain), Some(1969));
+        // Finalize Aggregate → Gather (2 workers) → Partial Aggregate → Parallel Seq Scan
+        // of 416,667 rows a participant: 2 workers and the leader's 0.4.
+        let parallel = r#"[{"Plan": {"Node Type": "Aggregate", "Plan Rows": 1, "Plans": [
+            {"Node Type": "Gather", "Workers Planned": 2, "Plan Rows": 2, "Plans": [
+            {"Node Type": "Aggregate", "Plan Rows": 1, "Plans": [
+            {"Node Type": "Seq Scan", "Parallel Aware": true, "Plan Rows": 416667}]}]}]}}]"#;
+        assert_eq!(rows_of_plan(parallel), Some(1_000_001));
+        assert_eq!(rows_of_plan("not json"), None);
     }
 
     #[test]
@@ -391,6 +478,7 @@ mod tests {
                 loaded,
                 String::new,
                 "t",
+                CountPreference::Exact,
                 never_counted,
             )
             .expect("total")
@@ -408,10 +496,18 @@ mod tests {
         let key = || key("counts_test", &"a full page", &"everyone");
         let counted = std::cell::Cell::new(0);
         let count = |connection: &mut DbConnection, page, loaded| {
-            total(connection, page, loaded, key, "t", |_| {
-                counted.set(counted.get() + 1);
-                Ok(40)
-            })
+            total(
+                connection,
+                page,
+                loaded,
+                key,
+                "t",
+                CountPreference::Exact,
+                |_, _| {
+                    counted.set(counted.get() + 1);
+                    Ok(40)
+                },
+            )
             .expect("total")
         };
         assert_eq!(count(&mut connection, page(1, 10), 10), 40);
@@ -457,7 +553,8 @@ mod tests {
                 1,
                 || key("counts_test_file", &"", &""),
                 "t",
-                |_| {
+                CountPreference::Exact,
+                |_, _| {
                     counted += 1;
                     Ok(counted)
                 },
@@ -485,7 +582,8 @@ mod tests {
             1,
             || super::key(key, &"", &""),
             "t",
-            |connection| {
+            CountPreference::Exact,
+            |connection, _| {
                 Ok(diesel::dsl::sql::<BigInt>("SELECT count(*) FROM t").get_result(connection)?)
             },
         )
@@ -562,7 +660,8 @@ mod tests {
                 10,
                 || key("counts_test_unnamed", &"", &""),
                 "t",
-                |_| {
+                CountPreference::Exact,
+                |_, _| {
                     counted += 1;
                     Ok(12)
                 },

@@ -435,9 +435,13 @@ macro_rules! define_list {
                 rows.len(),
                 || $crate::counts::key(stringify!($source), &query.filters, &()),
                 $crate::counts::table_of(stringify!($source)),
-                |connection| {
-                    Ok($crate::apply_filters!($source.count().into_boxed(), &query.filters, { $($filters)* })
-                        .get_result(connection)?)
+                query.count,
+                |connection, counting| {
+                    let counted = $crate::apply_filters!($source.count().into_boxed(), &query.filters, { $($filters)* });
+                    match counting {
+                        $crate::counts::Counting::Rows => Ok(counted.get_result(connection)?),
+                        $crate::counts::Counting::Plan => $crate::counts::planned_rows(connection, counted),
+                    }
                 },
             )?;
             Ok((rows, total))

@@ -70,7 +70,8 @@ fn total(database: &Database, counted: &Cell<u32>) -> i64 {
                 1,
                 || counts::key("countries_remembered_test", &"", &""),
                 "countries",
-                |c| {
+                billing_domain::query::CountPreference::Exact,
+                |c, _| {
                     counted.set(counted.get() + 1);
                     let rows: Vec<Number> = match c {
                         DbConnection::Sqlite(s) => {

@@ -3,7 +3,9 @@
 
 use actix_web::HttpRequest;
 use billing_domain::ValidationErrors;
-use billing_domain::query::{FieldFilter, ListQuery, PageRequest, parse_filter, parse_sort};
+use billing_domain::query::{
+    CountPreference, FieldFilter, ListQuery, PageRequest, parse_filter, parse_sort,
+};
 use serde_json::Value;
 
 use super::resource::{Access, Field, FieldType, FilterParam, Resource};
@@ -128,9 +130,47 @@ pub fn parse_list_params_of(
             filters,
             sort,
             page,
+            count: Default::default(),
         },
         fields,
     })
+}
+
+/// The request header a client states its preferences in (RFC 7240).
+pub const PREFER: &str = "Prefer";
+/// The response header that says which of them were applied.
+pub const PREFERENCE_APPLIED: &str = "Preference-Applied";
+
+/// The `count` preference of a list request (`Prefer: count=exact|planned|estimated`), if
+/// the client stated one; other preferences are ignored, as RFC 7240 allows. An unknown count
+/// is 400 naming `Prefer`.
+pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>, ApiError> {
+    let mut found = None;
+    for value in request.headers().get_all(PREFER) {
+        let Ok(text) = value.to_str() else {
+            return Err(ApiError::field(PREFER, "must be ASCII text"));
+        };
+        for preference in text.split(',') {
+            // `name[=value][; parameter…]`
+            let preference = preference.split(';').next().unwrap_or_default();
+            let (name, value) = preference.split_once('=').unwrap_or((preference, ""));
+            if !name.trim().eq_ignore_ascii_case("count") {
+                continue;
+            }
+            let value = value.trim().trim_matches('"');
+            match CountPreference::parse(value) {
+                Some(count) => found = Some(count),
+                None => {
+                    let known: Vec<&str> = CountPreference::ALL.iter().map(|c| c.code()).collect();
+                    return Err(ApiError::field(
+                        PREFER,
+                        format!("count must be one of {}", known.join(", ")),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(found)
 }
 
 fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, ValidationErrors> {

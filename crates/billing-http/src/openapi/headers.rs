@@ -40,7 +40,16 @@ pub(super) fn header_components() -> Map<String, Value> {
             "The new record's path (a single create).",
             json!({ "type": "string", "format": "uri-reference", "maxLength": 2048 }),
         ),
-        ("X-Total-Count", "Rows matching the filters.", count.clone()),
+        (
+            "X-Total-Count",
+            "Rows matching the filters (an estimate when Prefer asked for count=planned or count=estimated and Preference-Applied says so).",
+            count.clone(),
+        ),
+        (
+            "Preference-Applied",
+            "The count preference the list applied (RFC 7240), when Prefer stated one.",
+            json!({ "type": "string", "enum": ["count=exact", "count=planned", "count=estimated"] }),
+        ),
         (
             "Content-Length",
             "The length of the body GET would send.",

@@ -36,6 +36,17 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
     json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+/// `Prefer: count=…` of a resource's list and HEAD (docs/api.md, "Lists").
+fn prefer_parameter() -> Value {
+    json!({ "name": crate::machinery::list::PREFER, "in": "header", "required": false,
+        "description": format!(
+            "count=exact (the default: every matching row counted), count=planned (PostgreSQL's planner estimate, never fewer than the rows of the pages up to this one; SQLite counts) or count=estimated (exact up to {} rows by the estimate, else the estimate); X-Total-Count and Link's last follow it, and Preference-Applied says which was applied. Other preferences are ignored.",
+            billing_domain::query::ESTIMATED_EXACT_UP_TO),
+        // Any text: preferences the service does not know are ignored (RFC 7240).
+        "schema": { "type": "string", "maxLength": super::headers::HEADER_VALUE_MAX_CHARS },
+        "example": "count=planned" })
+}
+
 pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
     let mut parameters = Vec::new();
     if paged {
@@ -211,10 +222,11 @@ pub(super) fn resource_paths(
         "tags": tag, "summary": format!("List {}", plural(resource.noun)),
         "operationId": operation_id("list", &plural(resource.noun)),
         "description": format!("{}{}", resource.description, permission_note(resource.read)),
-        "parameters": list_parameters(resource, true),
+        "parameters": list_parameters(resource, true).into_iter().chain([prefer_parameter()]).collect::<Vec<_>>(),
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
             "description": "One page of records.",
-            "headers": { "X-Total-Count": header("X-Total-Count"), "Link": header("Link") },
+            "headers": { "X-Total-Count": header("X-Total-Count"), "Link": header("Link"),
+                "Preference-Applied": header("Preference-Applied") },
             "content": { "application/json": { "schema": { "type": "array", "items": row, "maxItems": MAX_PAGE_SIZE } } }
         }))]), &[400, 401, 403]),
     }));
@@ -222,10 +234,10 @@ pub(super) fn resource_paths(
         "tags": tag, "summary": format!("Check whether {} matching the filters exist", plural(resource.noun)),
         "operationId": operation_id("count", &plural(resource.noun)),
         "description": format!("The filters of the list, without page or body: 200 with X-Total-Count when any record matches, 404 when none does.{}", permission_note(resource.read)),
-        "parameters": list_parameters(resource, false),
+        "parameters": list_parameters(resource, false).into_iter().chain([prefer_parameter()]).collect::<Vec<_>>(),
         "responses": {
-            "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": header("X-Total-Count") } },
-            "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": header("X-Total-Count") } },
+            "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": header("X-Total-Count"), "Preference-Applied": header("Preference-Applied") } },
+            "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": header("X-Total-Count"), "Preference-Applied": header("Preference-Applied") } },
             "400": error_ref(400), "401": error_ref(401), "403": error_ref(403)
         }
     }));

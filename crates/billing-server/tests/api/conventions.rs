@@ -179,6 +179,48 @@ api_test! {
         assert_eq!(app.head(&format!("{PATH}?colour=red")).status, 400);
     }
 
+    fn prefer_count_says_how_the_total_is_found(app) {
+        seed(&app);
+        let postgres = app.database_url().starts_with("postgres");
+        let list = |prefer: &str| {
+            let reply = app.send("GET", &format!("{PATH}?page=1&pageSize=2"), Some(&app.admin_token),
+                &[("Prefer", prefer)], None);
+            assert_eq!(reply.status, 200, "{prefer}: {}", reply.text);
+            let total: i64 = reply.header("x-total-count").expect("a total").parse().expect("a number");
+            (total, reply.header("preference-applied").map(str::to_owned), reply.header("link").map(str::to_owned))
+        };
+        // Four rows, a full page of two: the total is counted, or planned.
+        assert_eq!(list("count=exact"), (4, Some("count=exact".into()), list("count=exact").2));
+        assert_eq!(list("count=estimated").0, 4, "a small estimate is counted exactly");
+        assert_eq!(list("return=minimal, count=\"estimated\"; x=1").1.as_deref(), Some("count=estimated"));
+        let (planned, applied, link) = list("count=planned");
+        assert_eq!(applied.as_deref(), Some("count=planned"));
+        if postgres {
+            // The planner's guess for a small table: never fewer than the page's rows, and
+            // the last link follows it.
+            assert!(planned >= 2, "{planned}");
+            let last_page = (planned + 1) / 2;
+            let link = link.expect("links");
+            let last = link.split(", ").find(|l| l.ends_with("rel=\"last\"")).expect("a last link");
+            assert!(last.contains(&format!("page={last_page}&")) || last.contains(&format!("page={last_page}>")), "{link}");
+        } else {
+            assert_eq!(planned, 4, "SQLite has no planner estimate: it counts");
+        }
+        // No preference stated, or others only: exact, and nothing said about it.
+        let plain = app.get(&format!("{PATH}?page=1&pageSize=2"));
+        assert_eq!((plain.header("x-total-count"), plain.header("preference-applied")), (Some("4"), None));
+        let other = list("return=minimal");
+        assert_eq!((other.0, other.1), (4, None));
+        // HEAD takes it too; an unknown count is 400 naming the header.
+        let head = app.send("HEAD", &format!("{PATH}?chargingUnitType=DURATION"), Some(&app.admin_token),
+            &[("Prefer", "count=planned")], None);
+        assert_eq!((head.status, head.header("preference-applied")), (200, Some("count=planned")));
+        let refused = app.send("GET", &format!("{PATH}?page=1&pageSize=2"), Some(&app.admin_token),
+            &[("Prefer", "count=some")], None);
+        refused.assert_problem(400);
+        assert_eq!(refused.error_fields(), vec!["Prefer"]);
+    }
+
     fn head_on_an_item_answers_like_get_without_a_body(app) {
         app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
         let get = app.get(&format!("{PATH}/1"));

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::audit::{self, Action};
 use super::idempotency::{self, StoredResponse};
-use super::list::{link_header, parse_list_params, project};
+use super::list::{PREFERENCE_APPLIED, count_preference, link_header, parse_list_params, project};
 use super::members::{self, Origin};
 use super::patch;
 use super::request::{

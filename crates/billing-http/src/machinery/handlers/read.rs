@@ -9,7 +9,8 @@ pub async fn list<R: Resource>(
     caller: ReadCaller,
 ) -> Handled {
     let parsed = query_pairs(&request).and_then(|pairs| {
-        let params = parse_list_params::<R>(&pairs, true)?;
+        let mut params = parse_list_params::<R>(&pairs, true)?;
+        params.query.count = count_preference(&request)?.unwrap_or_default();
         Ok((pairs, params))
     });
     let ((records, total), (pairs, params)) = caller
@@ -34,6 +35,7 @@ pub async fn list<R: Resource>(
     });
     let mut response = HttpResponse::Ok();
     response.insert_header(("X-Total-Count", total.to_string()));
+    applied(&request, &mut response);
     if let Some(links) = link_header(&request, &pairs, page, total) {
         response.insert_header((header::LINK, links));
     }
@@ -47,6 +49,7 @@ pub async fn exists<R: Resource>(
 ) -> Handled {
     let parsed = query_pairs(&request).and_then(|pairs| {
         let mut params = parse_list_params::<R>(&pairs, false)?;
+        params.query.count = count_preference(&request)?.unwrap_or_default();
         params.query.page = Some(PageRequest {
             page: 1,
             page_size: 1,
@@ -64,9 +67,18 @@ pub async fn exists<R: Resource>(
     } else {
         StatusCode::NOT_FOUND
     };
-    Ok(HttpResponse::build(status)
-        .insert_header(("X-Total-Count", total.to_string()))
-        .finish())
+    let mut response = HttpResponse::build(status);
+    response.insert_header(("X-Total-Count", total.to_string()));
+    applied(&request, &mut response);
+    Ok(response.finish())
+}
+
+/// `Preference-Applied: count=…` when the request stated a count preference (it was parsed
+/// before the read, so it is valid here).
+fn applied(request: &HttpRequest, response: &mut actix_web::HttpResponseBuilder) {
+    if let Ok(Some(count)) = count_preference(request) {
+        response.insert_header((PREFERENCE_APPLIED, format!("count={}", count.code())));
+    }
 }
 
 pub async fn get<R: Resource>(
