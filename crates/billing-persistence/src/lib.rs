@@ -13,6 +13,7 @@ pub mod list;
 pub mod references;
 pub mod schema;
 pub mod scratch;
+pub mod search;
 pub mod summaries;
 
 pub mod adhoc_bill_run_sites;

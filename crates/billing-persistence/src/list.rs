@@ -90,17 +90,11 @@ macro_rules! filter_column {
         match $crate::list::text_filter($filter) {
             Some(TextFilter::Equals(value)) => $query.filter($column.eq(value.clone())),
             Some(TextFilter::AnyOf(values)) => $query.filter($column.eq_any(values.clone())),
-            Some(TextFilter::Contains(value)) if $crate::list::folding_is_moot(value) => $query
-                .filter(
-                    $column
-                        .like($crate::list::contains_pattern(value))
-                        .escape('\\'),
-                ),
-            Some(TextFilter::Contains(value)) => $query.filter(
-                $crate::list::lower($column)
-                    .like($crate::list::contains_pattern(value))
-                    .escape('\\'),
-            ),
+            Some(TextFilter::Contains(value)) => $query.filter($crate::search::containing(
+                $column,
+                stringify!($column),
+                value,
+            )),
             None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};

@@ -2,8 +2,10 @@
 //! for a load and made again exactly as they were; a rolled-back load leaves them as they
 //! were; a foreign key made again checks every row loaded without it.
 
+mod support;
+
 use billing_persistence::bulk_load;
-use billing_persistence::{Database, DatabaseConfig, DbConnection, PersistenceError};
+use billing_persistence::{Database, DbConnection, PersistenceError};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 
@@ -98,44 +100,10 @@ fn check(database: &Database, postgres: bool) {
 
 #[test]
 fn sqlite_indexes_come_back_as_they_were() {
-    let dir = std::env::temp_dir().join(format!("bulk_load_{}", uuid::Uuid::new_v4().simple()));
-    let database = Database::open(&DatabaseConfig {
-        url: None,
-        data_dir: dir.clone(),
-        pool_size: 1,
-        connection_timeout: std::time::Duration::from_secs(5),
-    })
-    .expect("open");
-    check(&database, false);
-    drop(database);
-    let _ = std::fs::remove_dir_all(dir);
+    support::on_sqlite(1, |database| check(database, false));
 }
 
 #[test]
 fn postgres_indexes_and_foreign_keys_come_back_as_they_were() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: PostgreSQL bulk load check (set TEST_DATABASE_URL)"
-        );
-        return;
-    };
-    let name = format!("bulk_load_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let outcome = std::panic::catch_unwind(|| {
-        let database = Database::open(&DatabaseConfig {
-            url: Some(url.clone()),
-            data_dir: std::env::temp_dir(),
-            pool_size: 1,
-            connection_timeout: std::time::Duration::from_secs(5),
-        })
-        .expect("open");
-        check(&database, true);
-    });
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    support::on_postgres(1, |database| check(database, true));
 }

@@ -3,10 +3,12 @@
 //! a `table_changes` row and three triggers; PostgreSQL: a `changes_of_<table>` sequence and a
 //! statement trigger), so a table added later without them fails here.
 
+mod support;
+
 use std::cell::Cell;
 
 use billing_domain::query::PageRequest;
-use billing_persistence::{Database, DatabaseConfig, DbConnection, PersistenceError, counts};
+use billing_persistence::{Database, DbConnection, PersistenceError, counts};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
@@ -27,7 +29,8 @@ fn tables_without_counters(connection: &mut DbConnection) -> Vec<String> {
     let names: Vec<Name> = match connection {
         DbConnection::Sqlite(c) => diesel::sql_query(
             "SELECT t.name AS name FROM sqlite_master t WHERE t.type = 'table' \
-             AND t.name NOT LIKE 'sqlite_%' AND t.name NOT IN ('__diesel_schema_migrations', 'table_changes') \
+             AND t.name NOT LIKE 'sqlite_%' AND t.name NOT LIKE 'search_%' \
+             AND t.name NOT IN ('__diesel_schema_migrations', 'table_changes') \
              AND (NOT EXISTS (SELECT 1 FROM table_changes c WHERE c.name = t.name) \
              OR (SELECT count(*) FROM sqlite_master g WHERE g.type = 'trigger' AND g.tbl_name = t.name \
                  AND g.name LIKE 'note_%_of_' || t.name) <> 3) ORDER BY 1",
@@ -131,46 +134,12 @@ fn check(database: &Database) {
 
 #[test]
 fn sqlite_counts_survive_commits_to_other_tables_only() {
-    let dir = std::env::temp_dir().join(format!("counts_{}", uuid::Uuid::new_v4().simple()));
-    let database = Database::open(&DatabaseConfig {
-        url: None,
-        data_dir: dir.clone(),
-        pool_size: 2,
-        connection_timeout: std::time::Duration::from_secs(5),
-    })
-    .expect("open");
-    check(&database);
-    drop(database);
-    let _ = std::fs::remove_dir_all(dir);
+    support::on_sqlite(2, check);
 }
 
 #[test]
 fn postgres_counts_survive_commits_to_other_tables_only() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: PostgreSQL remembered counts (set TEST_DATABASE_URL)"
-        );
-        return;
-    };
-    let name = format!("counts_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let outcome = std::panic::catch_unwind(|| {
-        let database = Database::open(&DatabaseConfig {
-            url: Some(url.clone()),
-            data_dir: std::env::temp_dir(),
-            pool_size: 2,
-            connection_timeout: std::time::Duration::from_secs(5),
-        })
-        .expect("open");
-        check(&database);
-    });
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    support::on_postgres(2, check);
 }
 
 #[test]

@@ -106,11 +106,12 @@ fn migrated(connection: &mut DbConnection) -> Tables {
     match connection {
         DbConnection::Sqlite(sqlite) => {
             // `table_changes` is SQLite's change counters, kept by triggers and read by
-            // `counts.rs` with its own SQL (PostgreSQL keeps sequences): not in schema.rs.
+            // `counts.rs` with its own SQL (PostgreSQL keeps sequences), and `search_…` its
+            // FTS5 tables (`search.rs`): neither is in schema.rs.
             let names: Vec<SqliteTable> = diesel::sql_query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' \
                  AND name NOT LIKE 'sqlite_%' AND name <> '__diesel_schema_migrations' \
-                 AND name <> 'table_changes'",
+                 AND name <> 'table_changes' AND name NOT LIKE 'search_%'",
             )
             .load(sqlite)
             .expect("tables");

@@ -1,0 +1,48 @@
+//! What the tests that need a migrated database share: one on SQLite in a fresh directory,
+//! and one on a scratch PostgreSQL database of `TEST_DATABASE_URL` (skipped without it),
+//! each removed afterwards whatever the check did.
+
+use billing_persistence::{Database, DatabaseConfig};
+
+fn config(url: Option<String>, data_dir: std::path::PathBuf, pool_size: u32) -> DatabaseConfig {
+    DatabaseConfig {
+        url,
+        data_dir,
+        pool_size,
+        connection_timeout: std::time::Duration::from_secs(5),
+    }
+}
+
+/// Runs `check` on a migrated SQLite database with `pool_size` connections.
+pub fn on_sqlite(pool_size: u32, check: impl FnOnce(&Database)) {
+    let dir = std::env::temp_dir().join(format!("persistence_{}", uuid::Uuid::new_v4().simple()));
+    let database = Database::open(&config(None, dir.clone(), pool_size)).expect("open");
+    check(&database);
+    drop(database);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs `check` on a migrated scratch PostgreSQL database, dropped afterwards (also when
+/// `check` panics); says so and does nothing without `TEST_DATABASE_URL`.
+pub fn on_postgres(pool_size: u32, check: impl FnOnce(&Database) + std::panic::UnwindSafe) {
+    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: PostgreSQL (set TEST_DATABASE_URL)"
+        );
+        return;
+    };
+    let name = format!("persistence_{}", uuid::Uuid::new_v4().simple());
+    let url =
+        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let outcome = std::panic::catch_unwind(|| {
+        let database = Database::open(&config(Some(url.clone()), std::env::temp_dir(), pool_size))
+            .expect("open");
+        check(&database);
+    });
+    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
