@@ -25,8 +25,8 @@
 //! writes (migration `2026-11-27-000002_table_changes`): on SQLite a `table_changes` row per
 //! table, moved in the writing transaction; on PostgreSQL a sequence per table
 //! (`changes_of_<table>`), advanced by a statement trigger before the writer commits, which is
-//! why a PostgreSQL count is kept by them only when no transaction was in progress as it was
-//! taken ([`DataState::quiet`]). Where the counters cannot be read, only the state above keeps
+//! why a PostgreSQL count is kept by them only when no transaction held a transaction id as
+//! it was taken ([`DataState::quiet`]). Where the counters cannot be read, only the state above keeps
 //! a count.
 //!
 //! The tokens cost two small prepared statements. The key is the table, the filters, the
@@ -76,7 +76,11 @@ enum DataState {
         changes: i64,
         version: i64,
     },
-    Postgres(String),
+    Postgres {
+        snapshot: String,
+        /// No transaction of the server held a transaction id (see [`DataState::quiet`]).
+        quiet: bool,
+    },
 }
 
 impl DataState {
@@ -84,17 +88,16 @@ impl DataState {
     /// counts of its tables, read just before: on SQLite always (the counters are written in
     /// the writing transaction, so a commit that a count sees and the counters read before it
     /// do not is one the next reading of the counters shows); on PostgreSQL only when no
-    /// transaction was in progress (`xip` empty): a writer advances its table's sequence before
-    /// it commits, so one in progress could have advanced it before the counters were read and
-    /// commit after the count.
+    /// transaction of the server held a transaction id as the state was read: a writer
+    /// advances its table's sequence before it commits, so one in progress could have advanced
+    /// it before the counters were read and commit after the count. (The snapshot's `xip`
+    /// cannot say so: it lists only transactions below its `xmax`, the latest completed one
+    /// plus one, and a writer that started after that is in progress without being listed;
+    /// every transaction holding an id holds a lock on it, which `pg_locks` shows.)
     fn quiet(&self) -> bool {
         match self {
             Self::Sqlite { .. } => true,
-            // `xmin:xmax:xip,…`, then the database and port.
-            Self::Postgres(text) => text
-                .split(' ')
-                .next()
-                .is_some_and(|snapshot| snapshot.ends_with(':')),
+            Self::Postgres { quiet, .. } => *quiet,
         }
     }
 
@@ -105,7 +108,7 @@ impl DataState {
             (Self::Sqlite { connection, .. }, Self::Sqlite { connection: o, .. }) => {
                 connection == o
             }
-            (Self::Postgres(_), Self::Postgres(_)) => true,
+            (Self::Postgres { .. }, Self::Postgres { .. }) => true,
             _ => false,
         }
     }
@@ -136,14 +139,15 @@ impl RunQueryDsl<diesel::SqliteConnection> for SqliteDataState {}
 struct PostgresDataState;
 
 impl Query for PostgresDataState {
-    type SqlType = Text;
+    type SqlType = (Text, diesel::sql_types::Bool);
 }
 
 impl QueryFragment<Pg> for PostgresDataState {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql(
             "SELECT pg_current_snapshot()::text || ' ' || current_database() || ' ' \
-             || current_setting('port')",
+             || current_setting('port'), \
+             NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'transactionid')",
         );
         Ok(())
     }
@@ -152,7 +156,9 @@ impl QueryFragment<Pg> for PostgresDataState {
 impl RunQueryDsl<diesel::PgConnection> for PostgresDataState {}
 
 /// The SQLite query of the change counts of some tables (`table_changes`, kept by triggers):
-/// `name:changes,…`, or NULL unless every table named has its row.
+/// the database file, then `name:changes,…`, or NULL unless every table named has its row.
+/// The file tells apart the databases of one process (the remembered counts are the
+/// process's; tests run many services in one).
 #[derive(Debug, Clone, Copy)]
 struct SqliteTableChanges<'a> {
     names: &'a str,
@@ -173,7 +179,8 @@ impl QueryFragment<Sqlite> for SqliteTableChanges<'_> {
         out.push_sql("SELECT CASE WHEN count(*) = ");
         out.push_bind_param::<BigInt, _>(&self.how_many)?;
         out.push_sql(
-            " THEN group_concat(name || ':' || changes) END FROM (SELECT name, changes \
+            " THEN (SELECT file FROM pragma_database_list WHERE name = 'main') || ' ' \
+             || group_concat(name || ':' || changes) END FROM (SELECT name, changes \
              FROM table_changes WHERE instr(',' || ",
         );
         out.push_bind_param::<Text, _>(&self.names)?;
@@ -185,8 +192,8 @@ impl QueryFragment<Sqlite> for SqliteTableChanges<'_> {
 impl RunQueryDsl<diesel::SqliteConnection> for SqliteTableChanges<'_> {}
 
 /// The PostgreSQL query of the change counts of some tables (the `changes_of_<table>`
-/// sequences, advanced by triggers): `name:value,…`, or NULL unless every table named has its
-/// sequence.
+/// sequences, advanced by triggers): the server's address, port and database, then
+/// `name:value,…`, or NULL unless every table named has its sequence.
 #[derive(Debug, Clone, Copy)]
 struct PostgresTableChanges<'a> {
     names: &'a str,
@@ -205,7 +212,9 @@ impl QueryFragment<Pg> for PostgresTableChanges<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql(
             "SELECT CASE WHEN bool_and(to_regclass('changes_of_' || t) IS NOT NULL) THEN \
-             string_agg(t || ':' || COALESCE(pg_sequence_last_value(to_regclass('changes_of_' || t)), 0), \
+             COALESCE(host(inet_server_addr()), 'local') || ' ' || current_setting('port') || ' ' \
+             || current_database() || ' ' || string_agg(t || ':' \
+             || COALESCE(pg_sequence_last_value(to_regclass('changes_of_' || t)), 0), \
              ',' ORDER BY t) END FROM unnest(string_to_array(",
         );
         out.push_bind_param::<Text, _>(&self.names)?;
@@ -264,9 +273,9 @@ fn data_state(connection: &mut DbConnection) -> Option<DataState> {
                 version,
             }),
         DbConnection::Postgres(postgres) => PostgresDataState
-            .get_result::<String>(postgres)
+            .get_result::<(String, bool)>(postgres)
             .ok()
-            .map(DataState::Postgres),
+            .map(|(snapshot, quiet)| DataState::Postgres { snapshot, quiet }),
     }
 }
 
