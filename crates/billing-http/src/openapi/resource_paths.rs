@@ -42,8 +42,10 @@ fn prefer_parameter() -> Value {
         "description": format!(
             "count=exact (the default: every matching row counted), count=planned (PostgreSQL's planner estimate, never fewer than the rows of the pages up to this one; SQLite counts) or count=estimated (exact up to {} rows by the estimate, else the estimate); X-Total-Count and Link's last follow it, and Preference-Applied says which was applied. Other preferences are ignored.",
             billing_domain::query::ESTIMATED_EXACT_UP_TO),
-        // Any text: preferences the service does not know are ignored (RFC 7240).
-        "schema": { "type": "string", "maxLength": super::headers::HEADER_VALUE_MAX_CHARS },
+        // Any visible ASCII text: preferences the service does not know are ignored (RFC 7240);
+        // other characters are 400.
+        "schema": { "type": "string", "maxLength": super::headers::HEADER_VALUE_MAX_CHARS,
+            "pattern": "^[\t -~]*$" },
         "example": "count=planned" })
 }
 
