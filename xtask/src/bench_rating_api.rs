@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::http_client::{Client, Response};
-use crate::server::{ScratchDatabase, Server, server_log_path, sign_in, workspace_root};
+use crate::server::{ScratchDatabase, Server, workspace_root};
 
 /// The tariff's sources, as `billing generate --sources` numbers them (1 to 4).
 const SOURCES: u32 = 4;
@@ -101,39 +101,34 @@ pub fn run() -> Result<(), String> {
         "\nFeed import of the tariff (`billing import reference-data`, one transaction)\n\n\
          | backend | into an empty database | again over the same data |\n|---|---:|---:|\n",
     );
+    // The import twice, into a fresh database and over the same data; the last server stays
+    // up for the rating requests.
+    let import_twice =
+        |backend: &str, url: Option<&str>| -> Result<(Server, String, String), String> {
+            let (server, token) = Server::start_signed_in(
+                Some(binary.clone()),
+                url,
+                &format!("rating-api-{}", backend.to_lowercase()),
+            )?;
+            create_sources(server.address, &token)?;
+            let first = import(&binary, &tariff, &server, url)?;
+            let again = import(&binary, &tariff, &server, url)?;
+            Ok((
+                server,
+                token,
+                format!("| {backend} | {first:.1} s | {again:.1} s |\n"),
+            ))
+        };
     if let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") {
         let scratch = ScratchDatabase::create_with(
             &admin_url,
             &format!("bench_rating_api_{}", std::process::id()),
             "",
         )?;
-        let server = Server::start(
-            Some(binary.clone()),
-            Some(&scratch.url),
-            server_log_path("rating-api-postgres")?,
-        )?;
-        let token = sign_in(server.address, crate::bench_http::ADMIN_PASSWORD)?;
-        create_sources(server.address, &token)?;
-        let times = [
-            import(&binary, &tariff, &server, Some(&scratch.url))?,
-            import(&binary, &tariff, &server, Some(&scratch.url))?,
-        ];
-        report.push_str(&format!(
-            "| PostgreSQL | {:.1} s | {:.1} s |\n",
-            times[0], times[1]
-        ));
+        report.push_str(&import_twice("PostgreSQL", Some(&scratch.url))?.2);
     }
-    let server = Server::start(Some(binary.clone()), None, server_log_path("rating-api")?)?;
-    let token = sign_in(server.address, crate::bench_http::ADMIN_PASSWORD)?;
-    create_sources(server.address, &token)?;
-    let times = [
-        import(&binary, &tariff, &server, None)?,
-        import(&binary, &tariff, &server, None)?,
-    ];
-    report.push_str(&format!(
-        "| SQLite | {:.1} s | {:.1} s |\n",
-        times[0], times[1]
-    ));
+    let (server, token, row) = import_twice("SQLite", None)?;
+    report.push_str(&row);
     let bodies = bodies(&usage, options.items)?;
     wait_until_rated(server.address, &token, &bodies[0])?;
     report.push_str(&format!(

@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::http_client::{Client, json_id};
-use crate::server::{ScratchDatabase, Server, psql, server_log_path, sign_in, sign_in_as};
+use crate::server::{ScratchDatabase, Server, psql, sign_in_as};
 
 /// Contract owners the customers are spread over.
 const OWNERS: u64 = 100;
@@ -100,12 +100,11 @@ fn bench_backend(
         Backend::Sqlite => "SQLite",
         Backend::Postgres => "PostgreSQL",
     };
-    let server = Server::start(
+    let (server, token) = Server::start_signed_in(
         Some(binary.to_owned()),
         database_url,
-        server_log_path(&format!("scale-{name}"))?,
+        &format!("scale-{name}"),
     )?;
-    let token = sign_in(server.address, crate::bench_http::ADMIN_PASSWORD)?;
     create_template(server.address, &token)?;
     let limited = sign_in_as(server.address, LIMITED_USER, LIMITED_PASSWORD)?;
     let sql = |statements: &str| -> Result<(), String> {

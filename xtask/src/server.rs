@@ -148,6 +148,18 @@ impl Server {
         })
     }
 
+    /// The benchmark's server ([`Server::start`], its log named `log_name`) and the
+    /// administrator's access token.
+    pub(crate) fn start_signed_in(
+        binary: Option<PathBuf>,
+        database_url: Option<&str>,
+        log_name: &str,
+    ) -> Result<(Self, String), String> {
+        let server = Self::start(binary, database_url, server_log_path(log_name)?)?;
+        let token = sign_in(server.address, ADMIN_PASSWORD)?;
+        Ok((server, token))
+    }
+
     pub(crate) fn start_with(options: ServerOptions) -> Result<Self, String> {
         let address = free_local_address()?;
         let (data_dir, keep_data_dir) = match options.data_dir {

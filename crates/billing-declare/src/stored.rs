@@ -361,6 +361,50 @@ fn tables_read(declaration: &Declaration, with: &StoredWith) -> String {
     tables.into_iter().collect::<Vec<_>>().join(",")
 }
 
+/// The count of a list that need not look at every row: the table's rows, kept by triggers
+/// (`counts::rows_of`), for a list without filters that every row is visible to; and for a
+/// list whose only filter is an `active_today` one set to `true` (`activeSites=true`), those
+/// rows less the ended ones, which are few where most are active.
+fn read_not_counted(declaration: &Declaration, with: &StoredWith) -> TokenStream {
+    let table = &declaration.table;
+    let table_name = table.to_string();
+    let every_row_visible = if declaration.scope.is_some() {
+        quote!(scope.is_all())
+    } else {
+        quote!(true)
+    };
+    let active_today = with
+        .filters
+        .iter()
+        .filter(|(_, kind, _)| kind == "active_today")
+        .map(|(name, _, column)| {
+            let name = json_name(name);
+            let column = syn::parse2::<syn::Path>(column.stream())
+                .ok()
+                .and_then(|path| path.segments.last().map(|last| last.ident.to_string()))
+                .unwrap_or_default();
+            quote! {
+                if let [only] = query_filters.filters.as_slice()
+                    && only.field == #name
+                    && matches!(only.filter, ::billing_domain::query::Filter::Boolean(true))
+                    && let Some(rows) = ::billing_persistence::counts::rows_not_ended(connection, #table_name, #column)?
+                {
+                    return Ok(rows);
+                }
+            }
+        });
+    quote! {
+        if #every_row_visible {
+            if query_filters.filters.is_empty()
+                && let Some(rows) = ::billing_persistence::counts::rows_of(connection, #table_name)?
+            {
+                return Ok(rows);
+            }
+            #(#active_today)*
+        }
+    }
+}
+
 pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;
     let table = &declaration.table;
@@ -380,6 +424,7 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let sorts = sorts(declaration);
     let table_name = table.to_string();
     let tables_read = tables_read(declaration, &handed.with);
+    let read_not_counted = read_not_counted(declaration, &handed.with);
     Ok(quote! {
         mod stored {
             #[allow(unused_imports)]
@@ -510,6 +555,7 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
                         let counted = #counted;
                         match counting {
                             ::billing_persistence::counts::Counting::Rows => {
+                                #read_not_counted
                                 Ok(counted.get_result(connection)?)
                             }
                             ::billing_persistence::counts::Counting::Plan => {

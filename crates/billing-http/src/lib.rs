@@ -14,6 +14,7 @@ pub mod openapi;
 pub mod request_context;
 pub mod resources;
 pub mod routes;
+pub mod row_counts;
 pub mod state;
 pub mod transport;
 

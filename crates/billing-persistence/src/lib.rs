@@ -8,6 +8,7 @@ pub mod bulk_load;
 pub mod connection;
 pub mod counts;
 pub mod error;
+pub mod feed_import;
 #[macro_use]
 pub mod list;
 pub mod references;

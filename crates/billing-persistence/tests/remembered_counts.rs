@@ -38,7 +38,7 @@ fn tables_without_counters(connection: &mut DbConnection) -> Vec<String> {
         .load(c),
         DbConnection::Postgres(c) => diesel::sql_query(
             "SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema() \
-             AND tablename <> '__diesel_schema_migrations' \
+             AND tablename NOT IN ('__diesel_schema_migrations', 'table_row_deltas') \
              AND (to_regclass('changes_of_' || tablename) IS NULL OR NOT EXISTS \
              (SELECT 1 FROM pg_trigger WHERE tgname = 'note_change_of_' || tablename)) ORDER BY 1",
         )

@@ -133,7 +133,7 @@ fn migrated(connection: &mut DbConnection) -> Tables {
             let columns: Vec<PostgresColumn> = diesel::sql_query(
                 "SELECT table_name::text, column_name::text, data_type::text, is_nullable::text \
                  FROM information_schema.columns WHERE table_schema = 'public' \
-                 AND table_name <> '__diesel_schema_migrations' \
+                 AND table_name NOT IN ('__diesel_schema_migrations', 'table_row_deltas') \
                  ORDER BY table_name, ordinal_position",
             )
             .load(postgres)

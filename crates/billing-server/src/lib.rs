@@ -258,6 +258,7 @@ pub fn serve_on(
     let metrics_address = listeners.metrics_address()?;
     // Changes made through other instances (and feed imports) reach this one's index.
     billing_http::live_rating::follow(state.clone());
+    billing_http::row_counts::follow(state.clone());
     let metrics_on = if listeners.metrics.is_some() {
         MetricsOn::OwnAddress
     } else {

@@ -21,7 +21,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use billing_domain::ValidationErrors;
-use billing_domain::query::PageRequest;
+use billing_domain::query::{CountPreference, PageRequest};
 use serde_json::Value;
 
 use super::audit::{self, Action};

@@ -10,11 +10,12 @@ pub async fn list<R: Resource>(
 ) -> Handled {
     let parsed = query_pairs(&request).and_then(|pairs| {
         let mut params = parse_list_params::<R>(&pairs, true)?;
-        params.query.count = count_preference(&request)?.unwrap_or_default();
-        Ok((pairs, params))
+        let stated = count_preference(&request)?;
+        params.query.count = stated.unwrap_or_default();
+        Ok((pairs, params, stated))
     });
-    let ((records, total), (pairs, params)) = caller
-        .read(&state, R::READ, parsed, |c, caller, (_, params)| {
+    let ((records, total), (pairs, params, stated)) = caller
+        .read(&state, R::READ, parsed, |c, caller, (_, params, _)| {
             R::list(c, caller, &params.query)
         })
         .await?;
@@ -35,7 +36,7 @@ pub async fn list<R: Resource>(
     });
     let mut response = HttpResponse::Ok();
     response.insert_header(("X-Total-Count", total.to_string()));
-    applied(&request, &mut response);
+    applied(&state, stated, &mut response);
     if let Some(links) = link_header(&request, &pairs, page, total) {
         response.insert_header((header::LINK, links));
     }
@@ -49,16 +50,17 @@ pub async fn exists<R: Resource>(
 ) -> Handled {
     let parsed = query_pairs(&request).and_then(|pairs| {
         let mut params = parse_list_params::<R>(&pairs, false)?;
-        params.query.count = count_preference(&request)?.unwrap_or_default();
+        let stated = count_preference(&request)?;
+        params.query.count = stated.unwrap_or_default();
         params.query.page = Some(PageRequest {
             page: 1,
             page_size: 1,
         });
         params.query.sort.clear();
-        Ok(params)
+        Ok((params, stated))
     });
-    let ((_, total), _) = caller
-        .read(&state, R::READ, parsed, |c, caller, params| {
+    let ((_, total), (_, stated)) = caller
+        .read(&state, R::READ, parsed, |c, caller, (params, _)| {
             R::list(c, caller, &params.query)
         })
         .await?;
@@ -69,14 +71,22 @@ pub async fn exists<R: Resource>(
     };
     let mut response = HttpResponse::build(status);
     response.insert_header(("X-Total-Count", total.to_string()));
-    applied(&request, &mut response);
+    applied(&state, stated, &mut response);
     Ok(response.finish())
 }
 
-/// `Preference-Applied: count=…` when the request stated a count preference (it was parsed
-/// before the read, so it is valid here).
-fn applied(request: &HttpRequest, response: &mut actix_web::HttpResponseBuilder) {
-    if let Ok(Some(count)) = count_preference(request) {
+/// `Preference-Applied: count=…` when the request stated a count preference: the one that
+/// was applied (SQLite has no planner estimate and always counts: `count=exact`).
+fn applied(
+    state: &AppState,
+    stated: Option<CountPreference>,
+    response: &mut actix_web::HttpResponseBuilder,
+) {
+    if let Some(count) = stated {
+        let count = match state.database.backend() {
+            billing_persistence::Backend::Sqlite => CountPreference::Exact,
+            billing_persistence::Backend::Postgres => count,
+        };
         response.insert_header((PREFERENCE_APPLIED, format!("count={}", count.code())));
     }
 }

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use billing_domain::rating::RatingIndex;
 use billing_persistence::audit_events::{self, NewAuditEvent};
-use billing_persistence::rating_data::{self, FeedTable};
+use billing_persistence::feed_import::{self, FeedTable};
 use billing_persistence::{Database, DbConnection, PersistenceError, rating_changes, users};
 
 use crate::batch::BatchError;
@@ -39,7 +39,7 @@ fn check_against_database(
 ) -> Result<(), PersistenceError> {
     let feed = &read.feed;
     let sources = feed.sources();
-    let known: HashSet<i64> = rating_data::existing_sources(connection, &sources)?
+    let known: HashSet<i64> = feed_import::existing_sources(connection, &sources)?
         .into_iter()
         .collect();
     for group in &feed.source_charge_groups {
@@ -139,7 +139,7 @@ fn check_against_database(
         ),
     ];
     for (file, table, ids) in taken {
-        for id in rating_data::taken_ids(connection, table, &ids, &sources)? {
+        for id in feed_import::taken_ids(connection, table, &ids, &sources)? {
             problems.add(
                 FILES[file].0,
                 read.line(file, id),
@@ -245,7 +245,7 @@ pub fn import(
         if !problems.0.is_empty() {
             return Err(ImportError::Rows(std::mem::take(&mut problems.0)));
         }
-        let counts = rating_data::import(c, &read.feed, |what, done, total| {
+        let counts = feed_import::import(c, &read.feed, |what, done, total| {
             progress.report(what, done, total)
         })?;
         let summary = serde_json::json!({
