@@ -116,7 +116,6 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
     let child_types = children_list
         .iter()
         .map(|child| child_type(child, "Record"));
-    let child_tables = children_list.iter().map(|child| &child.table);
     let serialized = declaration
         .fields
         .iter()
@@ -442,15 +441,6 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     id: i64,
                 ) -> ApiResult<()> {
                     children.write(connection, id)
-                }
-
-                #[allow(unused_variables)]
-                fn delete_children(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    id: i64,
-                ) -> ::billing_persistence::error::PersistenceResult<()> {
-                    #(::billing_persistence::#child_tables::delete_of(connection, id)?;)*
-                    Ok(())
                 }
 
                 fn delete_row(

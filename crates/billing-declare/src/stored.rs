@@ -425,6 +425,14 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let table_name = table.to_string();
     let tables_read = tables_read(declaration, &handed.with);
     let read_not_counted = read_not_counted(declaration, &handed.with);
+    let child_tables: Vec<&syn::Ident> = declaration
+        .children
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .map(|child| &child.table)
+        .collect();
+    let child_names: Vec<String> = child_tables.iter().map(|table| table.to_string()).collect();
     Ok(quote! {
         mod stored {
             #[allow(unused_imports)]
@@ -508,18 +516,22 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
                 find(connection, id)
             }
 
-            /// False when the row is gone or no longer at `expected_version`.
+            /// Deletes the row and its owned children (theirs go with them: `ON DELETE
+            /// CASCADE`); false when the row is gone or no longer at `expected_version` (the
+            /// caller rolls back). A row other records still refer to is
+            /// `PersistenceError::StillReferenced`, naming their tables, with nothing deleted.
             pub fn delete(
                 connection: &mut ::billing_persistence::DbConnection,
                 id: i64,
                 expected_version: i64,
             ) -> PersistenceResult<bool> {
                 use ::diesel::prelude::*;
-                let deleted = ::billing_persistence::references::delete_row(connection, #table_name, id, |c| {
-                    ::diesel::delete(
+                let deleted = ::billing_persistence::references::delete_row(connection, #table_name, id, &[#(#child_names),*], |c| {
+                    #(::billing_persistence::#child_tables::delete_of(c, id)?;)*
+                    Ok(::diesel::delete(
                         #table::table.find(id).filter(#table::version.eq(expected_version)),
                     )
-                    .execute(c)
+                    .execute(c)?)
                 })?;
                 Ok(deleted == 1)
             }

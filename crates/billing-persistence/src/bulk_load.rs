@@ -1,12 +1,14 @@
-//! A table's secondary indexes and foreign keys, set aside for a bulk load and made again
-//! after it, in the same transaction (the feed import of a million dialstrings).
+//! A table's secondary indexes, foreign keys and row counting, set aside for a bulk load and
+//! made again after it, in the same transaction (the feed import of a million dialstrings).
 //!
-//! Maintaining two indexes and checking a foreign key row by row cost more than the load
-//! itself; building each once over the loaded table costs a fraction of that
-//! (docs/performance.md, "Feed import"). What is dropped is read from the database's own
-//! catalog, so it is made again exactly as the migrations made it, and a rolled-back import
-//! leaves it as it was. On PostgreSQL dropping takes the table's exclusive lock until the
-//! commit: readers of the table wait for the import instead of reading the old rows.
+//! Maintaining two indexes, checking a foreign key and counting rows (`counts::rows_of`) row by
+//! row cost more than the load itself; building each once over the loaded table costs a
+//! fraction of that (docs/performance.md, "Feed import"). What is dropped is read from the
+//! database's own catalog, so it is made again exactly as the migrations made it, and a
+//! rolled-back import leaves it as it was. The rows are counted once when the counting
+//! triggers come back, and the table's change counter moves. On PostgreSQL dropping takes the
+//! table's exclusive lock until the commit: readers of the table wait for the import instead
+//! of reading the old rows.
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
@@ -69,6 +71,22 @@ pub fn set_aside(
                 diesel::sql_query(format!("DROP INDEX \"{}\"", index.name)).execute(c)?;
                 restore.push(index.definition);
             }
+            // The row counting triggers (migration `2026-11-28-000001_table_rows`): their
+            // transition tables would hold every row loaded or removed.
+            for trigger in [
+                format!("note_rows_inserted_into_{table}"),
+                format!("note_rows_deleted_from_{table}"),
+            ] {
+                diesel::sql_query(format!("ALTER TABLE {table} DISABLE TRIGGER \"{trigger}\""))
+                    .execute(c)?;
+                restore.push(format!("ALTER TABLE {table} ENABLE TRIGGER \"{trigger}\""));
+            }
+            restore.push(format!(
+                "DELETE FROM table_row_deltas WHERE name = '{table}'"
+            ));
+            restore.push(format!(
+                "INSERT INTO table_row_deltas (name, delta) SELECT '{table}', count(*) FROM {table}"
+            ));
         }
         DbConnection::Sqlite(c) => {
             // Indexes SQLite made itself (for UNIQUE and PRIMARY KEY) have no SQL and stay.
@@ -82,6 +100,23 @@ pub fn set_aside(
                 diesel::sql_query(format!("DROP INDEX \"{}\"", index.name)).execute(c)?;
                 restore.push(index.definition);
             }
+            // The triggers that count the table's rows and changes as rows are inserted or
+            // deleted (one statement each per row); updates keep theirs.
+            let triggers: Vec<Named> = diesel::sql_query(
+                "SELECT name, sql AS definition FROM sqlite_master WHERE type = 'trigger' \
+                 AND tbl_name = ? AND name IN ('note_insert_of_' || tbl_name, \
+                 'note_delete_of_' || tbl_name) ORDER BY name",
+            )
+            .bind::<Text, _>(table)
+            .load(c)?;
+            for trigger in triggers {
+                diesel::sql_query(format!("DROP TRIGGER \"{}\"", trigger.name)).execute(c)?;
+                restore.push(trigger.definition);
+            }
+            restore.push(format!(
+                "UPDATE table_changes SET changes = changes + 1, \
+                 rows = (SELECT count(*) FROM {table}) WHERE name = '{table}'"
+            ));
         }
     }
     Ok(SetAside { restore })

@@ -43,16 +43,3 @@ pub fn relabel_sites(
         .execute(connection)?;
     Ok(())
 }
-
-/// Whether any site carries a value for definition `id`.
-pub fn used_by_sites(
-    connection: &mut crate::DbConnection,
-    id: i64,
-) -> crate::error::PersistenceResult<bool> {
-    use crate::schema::site_assigned_custom_fields as assigned;
-    use diesel::prelude::*;
-    Ok(diesel::select(diesel::dsl::exists(
-        assigned::table.filter(assigned::custom_field_definition_id.eq(id)),
-    ))
-    .get_result(connection)?)
-}

@@ -16,27 +16,3 @@ pub fn types_of(
             .load(connection)?)
     })
 }
-
-/// Whether any site's invoice details use template `id` (as invoice, summary or electronic
-/// summary template).
-pub fn used_by_sites(
-    connection: &mut crate::DbConnection,
-    id: i64,
-) -> crate::error::PersistenceResult<bool> {
-    use crate::schema::site_invoice_details as details;
-    use diesel::prelude::*;
-    // The electronic summary ids are held as "3,5": the id alone, first, last or inside.
-    let electronic = details::electronic_summary_template_ids;
-    Ok(diesel::select(diesel::dsl::exists(
-        details::table.filter(
-            details::invoice_template_id
-                .eq(id)
-                .or(details::invoice_summary_template_id.eq(id))
-                .or(electronic.eq(id.to_string()))
-                .or(electronic.like(format!("{id},%")))
-                .or(electronic.like(format!("%,{id}")))
-                .or(electronic.like(format!("%,{id},%"))),
-        ),
-    ))
-    .get_result(connection)?)
-}

@@ -17,7 +17,6 @@ pub mod scratch;
 pub mod search;
 pub mod summaries;
 
-pub mod adhoc_bill_run_sites;
 pub mod adhoc_bill_runs;
 pub mod api_keys;
 pub mod audit_events;
@@ -25,7 +24,7 @@ pub mod billing_cycles;
 pub mod call_classes;
 pub mod charge_group_categories;
 pub mod charge_groups;
-pub mod contract_owner_sub_brands;
+mod children;
 pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
@@ -47,20 +46,16 @@ pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
 pub mod refresh_tokens;
 pub mod sign_in_attempts;
-pub mod site_addresses;
-pub mod site_assigned_custom_fields;
-pub mod site_contacts;
-pub mod site_invoice_addresses;
-pub mod site_invoice_details;
 pub mod sites;
 pub mod tax_bands;
-pub mod user_contract_owners;
 pub mod users;
 mod write_turns;
 
+pub use children::*;
+
 pub use connection::{
-    Backend, Database, DatabaseConfig, DbConnection, Opened, PoolStatus, Pooled, ServeClaim,
-    StartLock, WRITE_ATTEMPTS, claim_for_serving,
+    Backend, Database, DatabaseConfig, DbConnection, IMPORT_LOCK_KEY, Opened, PoolStatus, Pooled,
+    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving,
 };
 pub use error::{PersistenceError, StorageError, StorageFault};
 

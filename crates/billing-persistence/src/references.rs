@@ -7,15 +7,18 @@ use diesel::sql_types::{BigInt, Bool, Text};
 use crate::DbConnection;
 use crate::error::{PersistenceError, PersistenceResult};
 
-/// Runs `delete` (the DELETE of row `id` of `table`) in a savepoint. When a foreign key
-/// refuses it, the savepoint is rolled back (the transaction stays usable, PostgreSQL's too)
-/// and the error names the tables whose rows still refer to the row
-/// ([`PersistenceError::StillReferenced`]). A delete that succeeds pays one savepoint.
+/// Runs `delete` (the DELETE of row `id` of `table`, after its owned children, in tables
+/// `owned`) in a savepoint. When a foreign key refuses it, the savepoint is rolled back (the
+/// transaction stays usable, PostgreSQL's too, and the children are back) and the error names
+/// the other tables whose rows still refer to the row ([`PersistenceError::StillReferenced`]):
+/// what every resource's delete answers with 409, from the database's own foreign keys. A
+/// delete that succeeds pays one savepoint.
 pub fn delete_row(
     connection: &mut DbConnection,
     table: &'static str,
     id: i64,
-    delete: impl FnOnce(&mut DbConnection) -> QueryResult<usize>,
+    owned: &[&str],
+    delete: impl FnOnce(&mut DbConnection) -> PersistenceResult<usize>,
 ) -> PersistenceResult<usize> {
     type Manager = <DbConnection as Connection>::TransactionManager;
     Manager::begin_transaction(connection)?;
@@ -26,13 +29,11 @@ pub fn delete_row(
         }
         Err(error) => {
             Manager::rollback_transaction(connection)?;
-            match PersistenceError::from(error) {
+            match error {
                 PersistenceError::ForeignKeyViolation { .. } => {
-                    Err(PersistenceError::StillReferenced {
-                        table,
-                        id,
-                        by: referring_tables(connection, table, id)?,
-                    })
+                    let mut by = referring_tables(connection, table, id)?;
+                    by.retain(|referring| !owned.contains(&referring.as_str()));
+                    Err(PersistenceError::StillReferenced { table, id, by })
                 }
                 other => Err(other),
             }

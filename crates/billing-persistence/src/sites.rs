@@ -102,19 +102,6 @@ pub fn name_mandate(
     .get_result(connection)?)
 }
 
-/// Whether any site belongs to customer `id`.
-pub fn of_customer(
-    connection: &mut crate::DbConnection,
-    id: i64,
-) -> crate::error::PersistenceResult<bool> {
-    use crate::schema::sites;
-    use diesel::prelude::*;
-    Ok(diesel::select(diesel::dsl::exists(
-        sites::table.filter(sites::customer_id.eq(id)),
-    ))
-    .get_result(connection)?)
-}
-
 /// The contract owner of each of `ids` that exists, through its customer (one query per
 /// [`MAX_IN_LIST`](crate::MAX_IN_LIST) ids).
 pub fn contract_owners_of(

@@ -61,17 +61,6 @@ pub fn count_active_with_role(
         .count() as i64)
 }
 
-/// Whether any user is restricted to contract owner `id`.
-pub fn references_contract_owner(
-    connection: &mut crate::DbConnection,
-    id: i64,
-) -> crate::error::PersistenceResult<bool> {
-    Ok(diesel::select(diesel::dsl::exists(
-        user_contract_owners::table.filter(user_contract_owners::contract_owner_id.eq(id)),
-    ))
-    .get_result(connection)?)
-}
-
 /// A user and the contract owners it is restricted to (empty: all), in one statement.
 pub fn find_with_contract_owners(
     connection: &mut crate::DbConnection,

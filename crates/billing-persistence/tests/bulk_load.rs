@@ -69,6 +69,71 @@ fn check(database: &Database, postgres: bool) {
         "{during:?}"
     );
     assert_eq!(now(database), before);
+    // Rows loaded and removed while the counting triggers were away: counted when they come
+    // back, and the table's change counter has moved (a remembered total is not reused).
+    let changes = |c: &mut DbConnection| -> String {
+        let counters = match c {
+            DbConnection::Sqlite(s) => diesel::sql_query(
+                "SELECT CAST(changes AS TEXT) AS definition FROM table_changes WHERE name = 'dialstrings'",
+            )
+            .load::<Definition>(s),
+            DbConnection::Postgres(p) => diesel::sql_query(
+                "SELECT CAST(last_value AS TEXT) AS definition FROM changes_of_dialstrings",
+            )
+            .load::<Definition>(p),
+        };
+        counters.expect("the change counter")[0].definition.clone()
+    };
+    let (kept, counted, changed) = database
+        .write(|c| {
+            let execute = |c: &mut DbConnection, sql: &str| match c {
+                DbConnection::Sqlite(s) => diesel::sql_query(sql).execute(s),
+                DbConnection::Postgres(p) => diesel::sql_query(sql).execute(p),
+            };
+            for sql in [
+                "INSERT INTO currencies (code, symbol, major_currency_name, minor_currency_name, \
+                 major_currency_format, minor_currency_format, sales_tax_name) \
+                 VALUES ('GBP', '£', 'Pound', 'Penny', '£#', '#p', 'VAT')",
+                "INSERT INTO locales (country_code, currency_id) SELECT 'GB', id FROM currencies",
+                "INSERT INTO reference_data_sources (name, locale_id, si_maintained) \
+                 SELECT 'Feed', id, false FROM locales",
+                "INSERT INTO charge_group_categories (name, charging_unit_type, start_date) \
+                 VALUES ('Calls', 'DURATION', '2026-01-01')",
+                "INSERT INTO charge_groups (name, charge_group_category_id, start_date) \
+                 SELECT 'Local', id, '2026-01-01' FROM charge_group_categories",
+                "INSERT INTO reference_data_source_charge_groups (name, code, charge_group_id, \
+                 reference_data_source_id, start_date) SELECT 'Local', 'L', g.id, s.id, \
+                 '2026-01-01' FROM charge_groups g, reference_data_sources s",
+                "INSERT INTO dialstrings (dialstring, reference_data_source_charge_group_id, \
+                 start_date) SELECT '44', id, '2026-01-01' FROM reference_data_source_charge_groups",
+            ] {
+                execute(c, sql)?;
+            }
+            let changes_before = changes(c);
+            let set_aside = bulk_load::set_aside(c, "dialstrings")?;
+            // Loaded and removed as an import does: many rows, then some of them.
+            for sql in [
+                "INSERT INTO dialstrings (dialstring, reference_data_source_charge_group_id, \
+                 start_date) SELECT '44' || c.code, d.reference_data_source_charge_group_id, \
+                 '2026-01-01' FROM dialstrings d, countries c",
+                "DELETE FROM dialstrings WHERE dialstring LIKE '44A%'",
+            ] {
+                execute(c, sql)?;
+            }
+            set_aside.restore(c)?;
+            let counted: i64 = billing_persistence::schema::dialstrings::table
+                .count()
+                .get_result(c)?;
+            Ok::<_, PersistenceError>((
+                billing_persistence::counts::rows_of(c, "dialstrings")?,
+                counted,
+                changes(c) != changes_before,
+            ))
+        })
+        .expect("write");
+    assert!(counted > 100, "{counted}");
+    assert_eq!(kept, Some(counted));
+    assert!(changed, "the change counter moved");
     // Set aside and rolled back: the same as before.
     let refused = database.write(|c| {
         let _set_aside = bulk_load::set_aside(c, "dialstrings")?;

@@ -6,21 +6,10 @@
 
 mod support;
 
+use support::{Name, Number};
+
 use billing_persistence::{Database, DbConnection, PersistenceError, counts};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
-
-#[derive(QueryableByName)]
-struct Name {
-    #[diesel(sql_type = Text)]
-    name: String,
-}
-
-#[derive(QueryableByName)]
-struct Number {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
-}
 
 const TABLE: &str = "charge_group_categories";
 

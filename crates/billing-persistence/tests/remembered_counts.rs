@@ -5,24 +5,13 @@
 
 mod support;
 
+use support::{Name, Number};
+
 use std::cell::Cell;
 
 use billing_domain::query::PageRequest;
 use billing_persistence::{Database, DbConnection, PersistenceError, counts};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
-
-#[derive(QueryableByName)]
-struct Name {
-    #[diesel(sql_type = Text)]
-    name: String,
-}
-
-#[derive(QueryableByName)]
-struct Number {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
-}
 
 /// Tables without their counter: should be none.
 fn tables_without_counters(connection: &mut DbConnection) -> Vec<String> {

@@ -105,9 +105,9 @@ fn migrated(connection: &mut DbConnection) -> Tables {
     let mut tables = Tables::new();
     match connection {
         DbConnection::Sqlite(sqlite) => {
-            // `table_changes` is SQLite's change counters, kept by triggers and read by
-            // `counts.rs` with its own SQL (PostgreSQL keeps sequences), and `search_…` its
-            // FTS5 tables (`search.rs`): neither is in schema.rs.
+            // `table_changes` is SQLite's change and row counters, kept by triggers and read
+            // by `counts/` with its own SQL, and `search_…` its FTS5 tables (`search.rs`):
+            // neither is in schema.rs.
             let names: Vec<SqliteTable> = diesel::sql_query(
                 "SELECT name FROM sqlite_master WHERE type = 'table' \
                  AND name NOT LIKE 'sqlite_%' AND name <> '__diesel_schema_migrations' \
@@ -130,6 +130,7 @@ fn migrated(connection: &mut DbConnection) -> Tables {
             }
         }
         DbConnection::Postgres(postgres) => {
+            // `table_row_deltas` is PostgreSQL's row counters (`counts/`), not in schema.rs.
             let columns: Vec<PostgresColumn> = diesel::sql_query(
                 "SELECT table_name::text, column_name::text, data_type::text, is_nullable::text \
                  FROM information_schema.columns WHERE table_schema = 'public' \

@@ -4,16 +4,11 @@
 
 mod support;
 
+use support::Name;
+
 use billing_persistence::search::{SEARCHED, search_table};
 use billing_persistence::{Database, DbConnection, PersistenceError};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
-
-#[derive(QueryableByName)]
-struct Name {
-    #[diesel(sql_type = Text)]
-    name: String,
-}
 
 fn names(connection: &mut DbConnection, sql: &str) -> Vec<String> {
     let found: Vec<Name> = match connection {

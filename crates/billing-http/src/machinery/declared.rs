@@ -94,10 +94,8 @@ pub trait Declared: Resource {
         id: i64,
     ) -> ApiResult<()>;
 
-    /// Removes the owned children of record `id` (their own go with them).
-    fn delete_children(connection: &mut DbConnection, id: i64) -> PersistenceResult<()>;
-
-    /// False when the row is gone or no longer at `version`.
+    /// Deletes the row and its owned children; false when the row is gone or no longer at
+    /// `version`. A row other records refer to is 409 naming them (the foreign keys say so).
     fn delete_row(connection: &mut DbConnection, id: i64, version: i64) -> PersistenceResult<bool>;
 
     /// The declared headers of a write request, parsed.
@@ -198,7 +196,9 @@ pub trait Hooks: Declared {
         let _ = state;
     }
 
-    /// May `current` be deleted (e.g. not still referenced)? Runs after `check_change`.
+    /// May `current` be deleted? Runs after `check_change`. Whether other records still refer
+    /// to it is not asked here: the database's foreign keys answer that for every resource
+    /// (409 naming them, `billing_persistence::references`).
     fn check_delete(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,

@@ -100,10 +100,8 @@ pub fn delete<R: Hooks>(
 ) -> ApiResult<bool> {
     R::check_change(connection, caller, current)?;
     R::check_delete(connection, caller, current)?;
-    // Children first (their own children go with them: ON DELETE CASCADE); if the record
-    // changed meanwhile the delete below finds nothing and the caller rolls the whole
+    // If the record changed meanwhile the delete finds nothing and the caller rolls the whole
     // transaction back.
-    R::delete_children(connection, current.id())?;
     let deleted = R::delete_row(connection, current.id(), current.version())?;
     if deleted {
         R::deleted(connection, caller, current)?;

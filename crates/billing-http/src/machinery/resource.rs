@@ -370,8 +370,3 @@ pub fn check_scope_of_write(
         )))
     }
 }
-
-/// 409 when a record cannot be removed because others use it.
-pub fn still_referenced(noun: &str, id: i64, by: &str) -> ApiError {
-    ApiError::conflict(format!("{noun} {id} is still referenced by {by}"))
-}

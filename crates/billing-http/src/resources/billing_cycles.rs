@@ -1,10 +1,6 @@
 //! `/v1/billing-cycles` (docs/api.md "Sites"): the cycles customers are billed on.
 
-use billing_auth::AuthenticatedUser;
-use billing_persistence::{DbConnection, customers};
-
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct BillingCycles;
 
@@ -19,15 +15,4 @@ billing_domain::billing_cycles!(
     }
 );
 
-impl Hooks for BillingCycles {
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if customers::with_billing_cycle(connection, current.id)? {
-            return Err(still_referenced("billing cycle", current.id, "customers"));
-        }
-        Ok(())
-    }
-}
+impl Hooks for BillingCycles {}

@@ -1,10 +1,6 @@
 //! `/v1/charge-group-categories` (docs/api.md "Reference data"): how charge groups are grouped and measured.
 
-use billing_auth::AuthenticatedUser;
-use billing_persistence::{DbConnection, charge_groups};
-
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct ChargeGroupCategories;
 
@@ -20,19 +16,4 @@ billing_domain::charge_group_categories!(
     }
 );
 
-impl Hooks for ChargeGroupCategories {
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if charge_groups::in_category(connection, current.id)? {
-            return Err(still_referenced(
-                "charge group category",
-                current.id,
-                "charge groups",
-            ));
-        }
-        Ok(())
-    }
-}
+impl Hooks for ChargeGroupCategories {}

@@ -2,12 +2,12 @@
 //! sub-brands (an owned list: written with the owner, in one transaction).
 
 use billing_auth::AuthenticatedUser;
+use billing_persistence::DbConnection;
 use billing_persistence::contract_owners::Changes;
-use billing_persistence::{DbConnection, customers, users};
 
 use crate::error::ApiError;
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, still_referenced};
+use crate::machinery::resource::ApiResult;
 
 pub struct ContractOwners;
 
@@ -51,24 +51,6 @@ impl Hooks for ContractOwners {
             return Err(ApiError::forbidden(
                 "a user limited to contract owners cannot create contract owners",
             ));
-        }
-        Ok(())
-    }
-
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if users::references_contract_owner(connection, current.id)? {
-            return Err(still_referenced(
-                "contract owner",
-                current.id,
-                "users restricted to it",
-            ));
-        }
-        if customers::with_contract_owner(connection, current.id)? {
-            return Err(still_referenced("contract owner", current.id, "customers"));
         }
         Ok(())
     }

@@ -4,7 +4,7 @@ use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, custom_field_definitions};
 
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, still_referenced};
+use crate::machinery::resource::ApiResult;
 
 pub struct CustomFieldDefinitions;
 
@@ -30,21 +30,6 @@ impl Hooks for CustomFieldDefinitions {
     ) -> ApiResult<()> {
         if before.is_some_and(|before| before.label != record.label) {
             custom_field_definitions::relabel_sites(connection, record.id, &record.label)?;
-        }
-        Ok(())
-    }
-
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if custom_field_definitions::used_by_sites(connection, current.id)? {
-            return Err(still_referenced(
-                "custom field definition",
-                current.id,
-                "sites",
-            ));
         }
         Ok(())
     }

@@ -2,11 +2,11 @@
 //! one of the contract owner's.
 
 use billing_auth::AuthenticatedUser;
-use billing_persistence::{DbConnection, contract_owner_sub_brands, sites};
+use billing_persistence::{DbConnection, contract_owner_sub_brands};
 
 use crate::error::ApiError;
 use crate::machinery::declared::{Declared, Hooks};
-use crate::machinery::resource::{ApiResult, still_referenced};
+use crate::machinery::resource::ApiResult;
 
 pub struct Customers;
 
@@ -48,17 +48,6 @@ impl Hooks for Customers {
                     changes.contract_owner_id
                 ),
             ));
-        }
-        Ok(())
-    }
-
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if sites::of_customer(connection, current.id)? {
-            return Err(still_referenced("customer", current.id, "sites"));
         }
         Ok(())
     }

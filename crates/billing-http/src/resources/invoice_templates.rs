@@ -1,10 +1,6 @@
 //! `/v1/invoice-templates` (docs/api.md "Sites"): invoice layouts; a template's type is create-only.
 
-use billing_auth::AuthenticatedUser;
-use billing_persistence::{DbConnection, invoice_templates};
-
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct InvoiceTemplates;
 
@@ -19,15 +15,4 @@ billing_domain::invoice_templates!(
     }
 );
 
-impl Hooks for InvoiceTemplates {
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if invoice_templates::used_by_sites(connection, current.id)? {
-            return Err(still_referenced("invoice template", current.id, "sites"));
-        }
-        Ok(())
-    }
-}
+impl Hooks for InvoiceTemplates {}

@@ -1,7 +1,6 @@
 //! Every resource of the interface, declared once. `register_all` routes them and
 //! `documentation` describes them for the OpenAPI document: one list, so the two cannot drift.
 
-pub mod adhoc_bill_run_sites;
 pub mod adhoc_bill_runs;
 pub mod api_keys;
 pub mod audit_events;
@@ -9,8 +8,8 @@ pub mod billing_cycles;
 pub mod call_classes;
 pub mod charge_group_categories;
 pub mod charge_groups;
+mod children;
 pub mod common;
-pub mod contract_owner_sub_brands;
 pub mod contract_owners;
 pub mod countries;
 pub mod currencies;
@@ -27,16 +26,12 @@ pub mod payment_provider_mandates;
 pub mod rated_records;
 pub mod reference_data_source_charge_groups;
 pub mod reference_data_sources;
-pub mod site_addresses;
-pub mod site_assigned_custom_fields;
-pub mod site_contacts;
-pub mod site_invoice_addresses;
-pub mod site_invoice_details;
 pub mod sites;
 pub mod tax_bands;
-pub mod user_contract_owners;
 pub mod user_roles;
 pub mod users;
+
+pub use children::*;
 
 use crate::machinery::handlers::register;
 use crate::machinery::resource::Resource;

@@ -46,23 +46,6 @@ impl Hooks for ReferenceDataSourceChargeGroups {
         ensure_source_open(connection, current.reference_data_source_id)
     }
 
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if billing_persistence::reference_data_source_charge_groups::rated_by(
-            connection, current.id,
-        )? {
-            return Err(crate::machinery::resource::still_referenced(
-                "reference data source charge group",
-                current.id,
-                "dialstrings or call classes",
-            ));
-        }
-        Ok(())
-    }
-
     /// The source must accept API changes; a group moved to another source takes its
     /// dialstrings and call classes along, so none of them may already be in force there
     /// (409, as writing such a record directly would be).

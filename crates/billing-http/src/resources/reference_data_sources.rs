@@ -1,11 +1,7 @@
 //! `/v1/reference-data-sources` (docs/api.md "Reference data"): read by every reference data reader; created, changed
 //! and removed only by administrators (docs/api.md "Reference data"). Each shows its locale whole.
 
-use billing_auth::AuthenticatedUser;
-use billing_persistence::DbConnection;
-
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, still_referenced};
 
 pub struct ReferenceDataSources;
 
@@ -21,19 +17,4 @@ billing_domain::reference_data_sources!(
     }
 );
 
-impl Hooks for ReferenceDataSources {
-    fn check_delete(
-        connection: &mut DbConnection,
-        _: &AuthenticatedUser,
-        current: &Record,
-    ) -> ApiResult<()> {
-        if billing_persistence::reference_data_sources::has_charge_groups(connection, current.id)? {
-            return Err(still_referenced(
-                "reference data source",
-                current.id,
-                "its source charge groups",
-            ));
-        }
-        Ok(())
-    }
-}
+impl Hooks for ReferenceDataSources {}

@@ -73,32 +73,53 @@ pub const START_LOCK_KEY: i64 = 0x0062_696c_6c69_6e67;
 /// How long, in milliseconds, a start on SQLite waits for another process's migrations.
 pub const SQLITE_START_BUSY_MS: u32 = 120_000;
 
-/// The start-up lock of [`Database::open_for_start`]: on PostgreSQL, the session holding the
-/// advisory lock, unlocked when this is dropped; on SQLite, nothing.
-pub struct StartLock {
+/// The key of the PostgreSQL advisory lock a feed import holds while it runs, so that two
+/// imports take turns: an import sets the dialstrings' indexes and foreign key aside, and one
+/// that read the catalog while another made them again would find them gone.
+pub const IMPORT_LOCK_KEY: i64 = START_LOCK_KEY + 1;
+
+/// A PostgreSQL advisory lock held by a session of its own, outside any transaction,
+/// unlocked when this is dropped; on SQLite (whose writers take turns anyway), nothing.
+pub struct SessionLock {
     connection: Option<diesel::PgConnection>,
+    key: i64,
 }
 
-impl StartLock {
+/// The start-up lock of [`Database::open_for_start`] ([`START_LOCK_KEY`]).
+pub type StartLock = SessionLock;
+
+impl SessionLock {
+    /// Waits for the advisory lock `key` on a new session of the server at `url`.
+    fn take(url: &str, key: i64) -> PersistenceResult<Self> {
+        let mut connection = diesel::PgConnection::establish(url)
+            .map_err(|e| PersistenceError::Connection(e.to_string()))?;
+        connection.batch_execute(&format!("SELECT pg_advisory_lock({key})"))?;
+        Ok(Self {
+            connection: Some(connection),
+            key,
+        })
+    }
+
     /// Unlocks now (as dropping does).
     pub fn release(self) {}
 }
 
-impl Drop for StartLock {
+impl Drop for SessionLock {
     fn drop(&mut self) {
         if let Some(mut connection) = self.connection.take()
             && let Err(error) =
-                connection.batch_execute(&format!("SELECT pg_advisory_unlock({START_LOCK_KEY})"))
+                connection.batch_execute(&format!("SELECT pg_advisory_unlock({})", self.key))
         {
             // Closing the session (as dropping the connection does next) releases it anyway.
-            tracing::warn!(%error, "could not release the start-up lock");
+            tracing::warn!(%error, "could not release an advisory lock");
         }
     }
 }
 
-impl std::fmt::Debug for StartLock {
+impl std::fmt::Debug for SessionLock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StartLock")
+        f.debug_struct("SessionLock")
+            .field("key", &self.key)
             .field("held", &self.connection.is_some())
             .finish()
     }
@@ -109,6 +130,8 @@ impl std::fmt::Debug for StartLock {
 pub struct Database {
     pool: Pool<Manager>,
     backend: Backend,
+    /// Where the pool connects (for a session of its own: [`Database::lock_exclusively`]).
+    url: Arc<str>,
     events: Arc<PoolEvents>,
     /// SQLite: the queue this process's writers take turns in (`write_turns`).
     turns: Arc<crate::write_turns::WriteTurns>,
@@ -149,13 +172,8 @@ impl Database {
         let location = describe_location(backend, &url);
         let (applied_migrations, lock) = match backend {
             Backend::Postgres => {
-                let mut first = diesel::PgConnection::establish(&url)
-                    .map_err(|e| PersistenceError::Connection(e.to_string()))?;
-                first.batch_execute(&format!("SELECT pg_advisory_lock({START_LOCK_KEY})"))?;
                 // From here on, dropping `lock` unlocks (and closes the connection).
-                let mut lock = StartLock {
-                    connection: Some(first),
-                };
+                let mut lock = SessionLock::take(&url, START_LOCK_KEY)?;
                 let connection = lock.connection.as_mut().expect("just set");
                 let applied = run_pending(connection, POSTGRES_MIGRATIONS)?;
                 (applied, lock)
@@ -166,7 +184,13 @@ impl Database {
                 let applied = open_sqlite_for_start(&url).map_err(|error| {
                     PersistenceError::Connection(format!("SQLite database {url}: {error}"))
                 })?;
-                (applied, StartLock { connection: None })
+                (
+                    applied,
+                    SessionLock {
+                        connection: None,
+                        key: START_LOCK_KEY,
+                    },
+                )
             }
         };
         let events = Arc::new(PoolEvents::default());
@@ -176,12 +200,16 @@ impl Database {
             .test_on_check_out(false)
             .connection_customizer(Box::new(ConnectionSetup))
             .event_handler(Box::new(SharedEvents(events.clone())))
-            .build(Manager { backend, url })
+            .build(Manager {
+                backend,
+                url: url.clone(),
+            })
             .map_err(|e| PersistenceError::Connection(e.to_string()))?;
         Ok((
             Self {
                 pool,
                 backend,
+                url: url.into(),
                 events,
                 turns: Arc::default(),
             },
@@ -195,6 +223,18 @@ impl Database {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Waits for the PostgreSQL advisory lock `key`, held by a session of its own (not one of
+    /// the pool's) until the returned lock is dropped; nothing to wait for on SQLite.
+    pub fn lock_exclusively(&self, key: i64) -> PersistenceResult<SessionLock> {
+        match self.backend {
+            Backend::Postgres => SessionLock::take(&self.url, key),
+            Backend::Sqlite => Ok(SessionLock {
+                connection: None,
+                key,
+            }),
+        }
     }
 
     /// The pool's connections now and its checkouts so far (takes the pool's lock once: for

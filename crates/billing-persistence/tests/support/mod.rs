@@ -2,7 +2,25 @@
 //! and one on a scratch PostgreSQL database of `TEST_DATABASE_URL` (skipped without it),
 //! each removed afterwards whatever the check did.
 
+#![allow(dead_code)] // each test binary uses its part
+
 use billing_persistence::{Database, DatabaseConfig};
+use diesel::QueryableByName;
+use diesel::sql_types::{BigInt, Text};
+
+/// A row of one text column `name`, for catalog queries.
+#[derive(QueryableByName)]
+pub struct Name {
+    #[diesel(sql_type = Text)]
+    pub name: String,
+}
+
+/// A row of one number column `n`, for counts.
+#[derive(QueryableByName)]
+pub struct Number {
+    #[diesel(sql_type = BigInt)]
+    pub n: i64,
+}
 
 fn config(url: Option<String>, data_dir: std::path::PathBuf, pool_size: u32) -> DatabaseConfig {
     DatabaseConfig {

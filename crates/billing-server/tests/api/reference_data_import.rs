@@ -108,6 +108,33 @@ api_test! {
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    fn imports_run_at_once_take_turns(app) {
+        reference_chain(&app);
+        let dir = std::env::temp_dir().join(format!("billing_feed_{}", uuid::Uuid::new_v4().simple()));
+        let tariff = dir.join("tariff");
+        succeeded(&billing(&app, &["generate", "--tariff", path(&tariff), "--dialstrings", "2000", "--sources", "2"]));
+        // Three imports of the same feed released together, twice: each one succeeds (one at a
+        // time, whatever the backend), and the data is the feed's, counted exactly.
+        for round in 0..2 {
+            let outputs: Vec<Output> = std::thread::scope(|scope| {
+                let runs: Vec<_> = (0..3)
+                    .map(|_| scope.spawn(|| billing(&app, &["import", "reference-data", path(&tariff)])))
+                    .collect();
+                runs.into_iter().map(|run| run.join().expect("import")).collect()
+            });
+            for output in &outputs {
+                let report = succeeded(output);
+                assert!(report.contains("2000 dialstrings"), "round {round}: {report}");
+            }
+            assert_eq!(count(&app, "/v1/dialstrings?page=1&pageSize=1"), "2000", "round {round}");
+            let dialstrings = app.get("/v1/dialstrings?page=1&pageSize=1000").json();
+            assert_eq!(dialstrings.as_array().expect("page").len(), 1000);
+        }
+        let events = app.get("/v1/audit-events?page=1&pageSize=10&action=IMPORT");
+        assert_eq!(events.header("x-total-count"), Some("6"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     fn every_bad_row_is_listed_and_nothing_is_written(app) {
         reference_chain(&app);
         let dir = std::env::temp_dir().join(format!("billing_feed_{}", uuid::Uuid::new_v4().simple()));

@@ -99,6 +99,31 @@ api_test! {
         let _ = (first, second, ended);
     }
 
+    fn a_record_still_used_is_409_naming_its_users_and_nothing_is_removed(app) {
+        let w = world(&app);
+        let mut body = site_body(&w, "Shop");
+        body["assignedCustomFields"] = json!([{ "customFieldDefinitionId": w.field, "value": "CC-9" }]);
+        let site = create_site(&app, body);
+        // A contract owner with sub-brands and a customer: its own sub-brands are not named,
+        // and survive the refused delete.
+        let owner = app.create("/v1/contract-owners", json!({ "name": "Brands", "subBrands": [{ "name": "Brands Mobile" }] }));
+        customer_of(&app, id(&owner), w.cycle, "Brand customer");
+        let refused = |path: String, detail: String| {
+            let problem = app.delete(&path).assert_problem(409);
+            assert_eq!(problem["detail"], json!(detail), "{path}");
+        };
+        refused(format!("/v1/customers/{}", w.customer), format!("customer {} is still used by: sites", w.customer));
+        refused(format!("/v1/billing-cycles/{}", w.cycle), format!("billing cycle {} is still used by: customers", w.cycle));
+        refused(format!("/v1/invoice-templates/{}", w.invoice_template),
+            format!("invoice template {} is still used by: siteInvoiceDetails", w.invoice_template));
+        refused(format!("/v1/custom-field-definitions/{}", w.field),
+            format!("custom field definition {} is still used by: siteAssignedCustomFields", w.field));
+        refused(format!("/v1/contract-owners/{}", id(&owner)), format!("contract owner {} is still used by: customers", id(&owner)));
+        let kept = app.get(&format!("/v1/contract-owners/{}", id(&owner))).json();
+        assert_eq!(kept, owner, "nothing of the owner was removed");
+        assert_eq!(app.get(&format!("/v1/sites/{}", site["id"])).json(), site);
+    }
+
     fn a_cascaded_end_date_reaches_the_sites_inventory(app) {
         let w = world(&app);
         let site = create_site(&app, site_body(&w, "Shop"));

@@ -235,6 +235,9 @@ pub fn import(
         terminal: std::io::stderr().is_terminal(),
         started,
     };
+    // Imports take turns (on PostgreSQL a lock of the server; SQLite's writers take turns
+    // anyway): each one starts after the one before has committed.
+    let _turn = database.lock_exclusively(billing_persistence::IMPORT_LOCK_KEY)?;
     let counts = database.write(|c| {
         let user = users::find_by_username(c, username)?
             .filter(|user| user.active)
