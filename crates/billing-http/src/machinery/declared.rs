@@ -167,11 +167,6 @@ pub trait Hooks: Declared {
         Ok(())
     }
 
-    /// See [`Resource::after_commit`](super::resource::Resource::after_commit).
-    fn after_commit(state: &crate::state::AppState) {
-        let _ = state;
-    }
-
     /// See [`Resource::prepare`](super::resource::Resource::prepare): slow work on the
     /// write-only values of a request (hashing passwords), before the transaction opens.
     fn prepare(

@@ -111,11 +111,10 @@ pub fn delete<R: Hooks>(
 }
 
 /// After a write committed: the rating index catches up with a rated resource's change.
-pub fn after_commit<R: Hooks>(state: &AppState) {
+pub fn after_commit<R: Declared>(state: &AppState) {
     if R::RATED {
         LiveRating::after_commit(state);
     }
-    <R as Hooks>::after_commit(state);
 }
 
 /// One stored row as a record, children and all.
