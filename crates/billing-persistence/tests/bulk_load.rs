@@ -68,6 +68,18 @@ fn check(database: &Database, postgres: bool) {
         !during.iter().any(|d| d.contains("FOREIGN KEY")),
         "{during:?}"
     );
+    // PostgreSQL: the primary key too (no other table's key refers to dialstrings; SQLite's
+    // is the rowid).
+    if postgres {
+        assert!(
+            before.iter().any(|d| d.contains("dialstrings_pkey")),
+            "{before:?}"
+        );
+        assert!(
+            !during.iter().any(|d| d.contains("dialstrings_pkey")),
+            "{during:?}"
+        );
+    }
     assert_eq!(now(database), before);
     // Rows loaded and removed while the counting triggers were away: counted when they come
     // back, and the table's change counter has moved (a remembered total is not reused).
