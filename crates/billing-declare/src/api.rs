@@ -13,9 +13,13 @@ use crate::grammar::{Declaration, doc_text, json_name};
 use crate::stored::Handed;
 
 /// `Name { path: "…", noun: "…", read: P, write: P, storage: path[, operations: …]
-/// [, created_status: …][, embedded: …][, rated: true] }`. `rated`: rating reads the
-/// records, so each write records its change in the write's transaction and after the commit
-/// the rating index catches up (`billing_http::live_rating`).
+/// [, created_status: …][, embedded: …][, rated: true][, changes_callers: true] }`. `rated`:
+/// rating reads the records, so each write records its change in the write's transaction and
+/// after the commit the rating index catches up (`billing_http::live_rating`).
+/// `changes_callers`: the records say who callers are and what they may do, so after a commit
+/// the callers this instance serves from memory are forgotten (a change takes effect on the
+/// next request). A member of kind `Password` is hashed on the hashing pool before the write's
+/// transaction opens (`billing_http::machinery::kinds::hash_passwords`).
 pub struct ApiWith {
     name: Ident,
     path: LitStr,
@@ -27,6 +31,7 @@ pub struct ApiWith {
     created_status: Option<Expr>,
     embedded: Option<Expr>,
     rated: bool,
+    changes_callers: bool,
 }
 
 impl Parse for ApiWith {
@@ -37,6 +42,7 @@ impl Parse for ApiWith {
         let (mut path, mut noun, mut read, mut write, mut storage) = (None, None, None, None, None);
         let (mut operations, mut created_status, mut embedded) = (None, None, None);
         let mut rated = false;
+        let mut changes_callers = false;
         while !content.is_empty() {
             let key: Ident = content.parse()?;
             content.parse::<Token![:]>()?;
@@ -50,6 +56,9 @@ impl Parse for ApiWith {
                 "created_status" => created_status = Some(content.parse()?),
                 "embedded" => embedded = Some(content.parse()?),
                 "rated" => rated = content.parse::<syn::LitBool>()?.value,
+                "changes_callers" => {
+                    changes_callers = content.parse::<syn::LitBool>()?.value;
+                }
                 _ => {
                     return Err(syn::Error::new(
                         key.span(),
@@ -73,6 +82,7 @@ impl Parse for ApiWith {
             created_status,
             embedded,
             rated,
+            changes_callers,
         })
     }
 }
@@ -214,7 +224,41 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
     };
     let rated = with.rated;
     let generic = quote!(::billing_http::machinery::operations);
-    let hooks = quote!(<super::#name as ::billing_http::machinery::declared::Hooks>);
+    let passwords: Vec<&Ident> = declaration
+        .fields
+        .iter()
+        .filter(|field| field.kind.path.is_ident("Password"))
+        .map(|field| &field.name)
+        .collect();
+    let passwords_prepared = if passwords.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            fn prepare(
+                state: &::billing_http::state::AppState,
+                values: Vec<String>,
+            ) -> impl ::std::future::Future<Output = ApiResult<::billing_http::machinery::resource::Prepared>> {
+                ::billing_http::machinery::kinds::hash_passwords(state, values)
+            }
+
+            fn attach_prepared(
+                input: &mut Input,
+                prepared: &::billing_http::machinery::resource::Prepared,
+            ) -> ApiResult<()> {
+                #(::billing_http::machinery::kinds::TakesHash::take_hash(&mut input.#passwords, prepared);)*
+                Ok(())
+            }
+        }
+    };
+    let callers_forgotten = if with.changes_callers {
+        quote! {
+            fn committed(state: &::billing_http::state::AppState) {
+                state.auth.forget_cached_users();
+            }
+        }
+    } else {
+        quote!()
+    };
     Ok(quote! {
         mod declared {
             #[allow(unused_imports)]
@@ -532,23 +576,9 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                     #generic::after_commit::<super::#name>(state)
                 }
 
-                fn prepare(
-                    state: &::billing_http::state::AppState,
-                    values: Vec<String>,
-                ) -> impl ::std::future::Future<Output = ApiResult<::billing_http::machinery::resource::Prepared>> {
-                    #hooks::prepare(state, values)
-                }
+                #passwords_prepared
 
-                fn attach_prepared(
-                    input: &mut Input,
-                    prepared: &::billing_http::machinery::resource::Prepared,
-                ) -> ApiResult<()> {
-                    #hooks::attach_prepared(input, prepared)
-                }
-
-                fn committed(state: &::billing_http::state::AppState) {
-                    #hooks::committed(state)
-                }
+                #callers_forgotten
 
                 /// The declared filters but a write-only member's.
                 fn filters() -> &'static [FilterParam] {

@@ -102,8 +102,11 @@ pub trait Declared: Resource {
     fn options(request: &WriteRequest) -> Self::Options;
 }
 
-/// The checks of a declared resource that need other stored data. Field rules, cross-field
-/// rules and references are the declaration's; every method here defaults to "allowed".
+/// The checks and follow-on writes of a declared resource that need other stored data. Field
+/// rules, cross-field rules, references (and deletes they refuse), and what follows a commit
+/// or precedes the transaction (`rated`, `changes_callers`, a `Password` member's hash) are
+/// the declaration's; no method of [`Resource`] is repeated here, and every method defaults to
+/// "allowed".
 pub trait Hooks: Declared {
     /// May the stored record `current` be replaced, patched or deleted at all?
     fn check_change(
@@ -165,30 +168,6 @@ pub trait Hooks: Declared {
     ) -> ApiResult<()> {
         let _ = (connection, caller, record);
         Ok(())
-    }
-
-    /// See [`Resource::prepare`](super::resource::Resource::prepare): slow work on the
-    /// write-only values of a request (hashing passwords), before the transaction opens.
-    fn prepare(
-        state: &crate::state::AppState,
-        values: Vec<String>,
-    ) -> impl std::future::Future<Output = ApiResult<super::resource::Prepared>> {
-        let _ = (state, values);
-        std::future::ready(Ok(super::resource::Prepared::default()))
-    }
-
-    /// See [`Resource::attach_prepared`](super::resource::Resource::attach_prepared).
-    fn attach_prepared(
-        input: &mut Self::Input,
-        prepared: &super::resource::Prepared,
-    ) -> ApiResult<()> {
-        let _ = (input, prepared);
-        Ok(())
-    }
-
-    /// See [`Resource::committed`](super::resource::Resource::committed).
-    fn committed(state: &crate::state::AppState) {
-        let _ = state;
     }
 
     /// May `current` be deleted? Runs after `check_change`. Whether other records still refer

@@ -242,6 +242,42 @@ impl<'de> Deserialize<'de> for PasswordInput {
     }
 }
 
+/// Hashes every value of a request's write-only members that is a valid password, on the
+/// bounded hashing pool, before the write's transaction opens (a malformed one is left to the
+/// member's check): the `prepare` of a resource with a `Password` member.
+pub async fn hash_passwords(
+    state: &crate::state::AppState,
+    values: Vec<String>,
+) -> crate::machinery::resource::ApiResult<crate::machinery::resource::Prepared> {
+    let mut prepared = crate::machinery::resource::Prepared::default();
+    for value in values {
+        if billing_domain::users::check_password("password", &value).is_ok() {
+            let hash = state.auth.hashing().hash(value.clone()).await?;
+            prepared.insert(value, hash);
+        }
+    }
+    Ok(prepared)
+}
+
+/// A body's password, given the hash [`hash_passwords`] made of it.
+pub trait TakesHash {
+    fn take_hash(&mut self, prepared: &crate::machinery::resource::Prepared);
+}
+
+impl TakesHash for PasswordInput {
+    fn take_hash(&mut self, prepared: &crate::machinery::resource::Prepared) {
+        self.hash = prepared.derived(self.secret.expose()).map(str::to_owned);
+    }
+}
+
+impl<T: TakesHash> TakesHash for Option<T> {
+    fn take_hash(&mut self, prepared: &crate::machinery::resource::Prepared) {
+        if let Some(inner) = self {
+            inner.take_hash(prepared);
+        }
+    }
+}
+
 /// A stored password hash: held by the record (so a write that leaves the password out keeps
 /// it), never shown, never printed.
 #[derive(Clone, PartialEq)]

@@ -4,13 +4,11 @@
 
 use billing_auth::AuthenticatedUser;
 use billing_domain::roles::Role;
-use billing_domain::users::check_password;
 use billing_persistence::{DbConnection, refresh_tokens, users};
 
 use crate::error::ApiError;
 use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, Prepared};
-use crate::state::AppState;
+use crate::machinery::resource::ApiResult;
 
 pub struct Users;
 
@@ -22,6 +20,7 @@ billing_domain::users!(
         read: ManageUsers,
         write: ManageUsers,
         storage: billing_persistence::users,
+        changes_callers: true,
         operations: Operations {
             get: true,
             create: true,
@@ -76,32 +75,5 @@ impl Hooks for Users {
             refresh_tokens::revoke_all_for_user(connection, record.id)?;
         }
         Ok(())
-    }
-
-    /// Hashes every password of the request on the bounded hashing pool, before the write
-    /// transaction opens (a malformed one is left to the field checks).
-    async fn prepare(state: &AppState, values: Vec<String>) -> ApiResult<Prepared> {
-        let mut prepared = Prepared::default();
-        for value in values {
-            if check_password("password", &value).is_ok() {
-                let hash = state.auth.hashing().hash(value.clone()).await?;
-                prepared.insert(value, hash);
-            }
-        }
-        Ok(prepared)
-    }
-
-    fn attach_prepared(input: &mut Input, prepared: &Prepared) -> ApiResult<()> {
-        if let Some(password) = &mut input.password {
-            password.hash = prepared
-                .derived(password.secret.expose())
-                .map(str::to_owned);
-        }
-        Ok(())
-    }
-
-    /// A change to a user takes effect on its next request on this instance.
-    fn committed(state: &AppState) {
-        state.auth.forget_cached_users();
     }
 }
