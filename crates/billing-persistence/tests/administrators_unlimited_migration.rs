@@ -1,6 +1,8 @@
 //! The migration that frees administrators of contract owners (an ADMINISTRATOR cannot be
 //! limited to them): an administrator's rows go, every other user's stay.
 
+mod support;
+
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -67,21 +69,8 @@ fn sqlite_frees_only_administrators() {
 
 #[test]
 fn postgres_frees_only_administrators() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: PostgreSQL migration check (set TEST_DATABASE_URL)"
-        );
-        return;
-    };
-    let name = format!("migration_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let outcome = {
-        let mut connection = PgConnection::establish(&url).expect("postgres");
-        migrate_across(&mut connection, || POSTGRES)
-    };
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
-    assert_eq!(outcome, [3, 4]);
+    support::on_scratch_postgres(|url| {
+        let mut connection = PgConnection::establish(url).expect("postgres");
+        assert_eq!(migrate_across(&mut connection, || POSTGRES), [3, 4]);
+    });
 }

@@ -4,10 +4,11 @@
 //! checked for both backends (`check_for_backend`), a declaration, `schema.rs` and the
 //! migrations cannot drift apart.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+mod support;
 
-use billing_persistence::{Database, DatabaseConfig, DbConnection};
+use std::collections::BTreeMap;
+
+use billing_persistence::{Database, DbConnection};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
@@ -152,47 +153,20 @@ fn migrated(connection: &mut DbConnection) -> Tables {
     tables
 }
 
-fn open(url: Option<String>, data_dir: std::path::PathBuf) -> Database {
-    Database::open(&DatabaseConfig {
-        url,
-        data_dir,
-        pool_size: 1,
-        connection_timeout: Duration::from_secs(10),
-    })
-    .expect("open and migrate")
+fn tables_of(database: &Database) -> Tables {
+    database
+        .read(|c| Ok::<_, billing_persistence::PersistenceError>(migrated(c)))
+        .expect("read")
 }
 
 #[test]
 fn schema_rs_matches_the_sqlite_migrations() {
-    let directory = std::env::temp_dir().join(format!("schema_{}", uuid::Uuid::new_v4().simple()));
-    let database = open(None, directory.clone());
-    let tables = database
-        .read(|c| Ok::<_, billing_persistence::PersistenceError>(migrated(c)))
-        .expect("read");
-    let _ = std::fs::remove_dir_all(directory);
-    assert_eq!(tables, declared());
+    support::on_sqlite(1, |database| assert_eq!(tables_of(database), declared()));
 }
 
 #[test]
 fn schema_rs_matches_the_postgres_migrations() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: PostgreSQL schema check (set TEST_DATABASE_URL)"
-        );
-        return;
-    };
-    let name = format!("schema_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let database = open(Some(url), std::env::temp_dir());
-    let tables = database
-        .read(|c| Ok::<_, billing_persistence::PersistenceError>(migrated(c)))
-        .expect("read");
-    drop(database);
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
-    assert_eq!(tables, declared());
+    support::on_postgres(1, |database| assert_eq!(tables_of(database), declared()));
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! `user_contract_owners` keeps every restriction: each id becomes a row, and an id that names
 //! no contract owner gets a placeholder owner (a restricted user never becomes unrestricted).
 
+mod support;
+
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -113,21 +115,8 @@ fn sqlite_keeps_every_restriction() {
 
 #[test]
 fn postgres_keeps_every_restriction() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: PostgreSQL migration check (set TEST_DATABASE_URL)"
-        );
-        return;
-    };
-    let name = format!("migration_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let outcome = {
-        let mut connection = PgConnection::establish(&url).expect("postgres");
-        migrate_across(&mut connection, || POSTGRES)
-    };
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
-    assert_eq!(outcome, EXPECTED);
+    support::on_scratch_postgres(|url| {
+        let mut connection = PgConnection::establish(url).expect("postgres");
+        assert_eq!(migrate_across(&mut connection, || POSTGRES), EXPECTED);
+    });
 }

@@ -40,9 +40,10 @@ pub fn on_sqlite(pool_size: u32, check: impl FnOnce(&Database)) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Runs `check` on a migrated scratch PostgreSQL database, dropped afterwards (also when
-/// `check` panics); says so and does nothing without `TEST_DATABASE_URL`.
-pub fn on_postgres(pool_size: u32, check: impl FnOnce(&Database) + std::panic::UnwindSafe) {
+/// Runs `check` with the URL of a scratch PostgreSQL database (empty: not migrated), dropped
+/// afterwards (also when `check` panics); says so and does nothing without
+/// `TEST_DATABASE_URL`.
+pub fn on_scratch_postgres(check: impl FnOnce(&str) + std::panic::UnwindSafe) {
     let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
         use std::io::Write;
         let _ = writeln!(
@@ -54,13 +55,22 @@ pub fn on_postgres(pool_size: u32, check: impl FnOnce(&Database) + std::panic::U
     let name = format!("persistence_{}", uuid::Uuid::new_v4().simple());
     let url =
         billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let outcome = std::panic::catch_unwind(|| {
-        let database = Database::open(&config(Some(url.clone()), std::env::temp_dir(), pool_size))
-            .expect("open");
-        check(&database);
-    });
+    let outcome = std::panic::catch_unwind(|| check(&url));
     let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// Runs `check` on a migrated scratch PostgreSQL database (see [`on_scratch_postgres`]).
+pub fn on_postgres(pool_size: u32, check: impl FnOnce(&Database) + std::panic::UnwindSafe) {
+    on_scratch_postgres(|url| {
+        let database = Database::open(&config(
+            Some(url.to_owned()),
+            std::env::temp_dir(),
+            pool_size,
+        ))
+        .expect("open");
+        check(&database);
+    });
 }
