@@ -1,6 +1,7 @@
 //! The http crate's side of a declaration (`billing_http::api_resource!`, `api_child!`): the
 //! record a response shows, the input a body must be, the field list, filters and sort keys,
-//! and the whole `Resource` implementation, whose steps call the resource's `Hooks`.
+//! and the whole `Resource` implementation, merged with the methods the resource's own
+//! `impl Resource` block writes (`#[declared_resource(…)]`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -19,7 +20,9 @@ use crate::stored::Handed;
 /// `changes_callers`: the records say who callers are and what they may do, so after a commit
 /// the callers this instance serves from memory are forgotten (a change takes effect on the
 /// next request). A member of kind `Password` is hashed on the hashing pool before the write's
-/// transaction opens (`billing_http::machinery::kinds::hash_passwords`).
+/// transaction opens (`billing_http::machinery::kinds::hash_passwords`). An `impl Resource for
+/// Name { … }` block may follow the braces: its methods (the checks only stored data can
+/// answer) join the generated ones in the one implementation.
 pub struct ApiWith {
     name: Ident,
     path: LitStr,
@@ -32,6 +35,7 @@ pub struct ApiWith {
     embedded: Option<Expr>,
     rated: bool,
     changes_callers: bool,
+    written: Option<syn::ItemImpl>,
 }
 
 impl Parse for ApiWith {
@@ -70,8 +74,14 @@ impl Parse for ApiWith {
                 content.parse::<Token![,]>()?;
             }
         }
+        let written = if input.is_empty() {
+            None
+        } else {
+            Some(input.parse()?)
+        };
         let missing = |what: &str| syn::Error::new(name.span(), format!("`{what}:` is required"));
         Ok(ApiWith {
+            written,
             path: path.ok_or_else(|| missing("path"))?,
             noun: noun.ok_or_else(|| missing("noun"))?,
             read: read.ok_or_else(|| missing("read"))?,
@@ -87,29 +97,49 @@ impl Parse for ApiWith {
     }
 }
 
+/// `#[declared_resource(declaration_macro, settings…)]`'s arguments.
+pub struct DeclaredSettings {
+    declaration: Path,
+    settings: TokenStream,
+}
+
+impl Parse for DeclaredSettings {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let declaration = input.parse()?;
+        input.parse::<Token![,]>()?;
+        Ok(DeclaredSettings {
+            declaration,
+            settings: input.parse()?,
+        })
+    }
+}
+
+/// The `impl Resource for Name` block, handed with its settings to the declaration's macro,
+/// which hands both to `api_resource!`.
+pub fn declared_resource(
+    DeclaredSettings {
+        declaration,
+        settings,
+    }: DeclaredSettings,
+    item: syn::ItemImpl,
+) -> syn::Result<TokenStream> {
+    let syn::Type::Path(name) = &*item.self_ty else {
+        return Err(syn::Error::new_spanned(
+            &item.self_ty,
+            "expected `impl Resource for Name`",
+        ));
+    };
+    let name = name
+        .path
+        .get_ident()
+        .ok_or_else(|| syn::Error::new_spanned(&name.path, "expected a type's name"))?;
+    Ok(quote!(#declaration!(billing_http::api_resource, #name { #settings } #item);))
+}
+
 pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;
     let with = &handed.with;
-    let (name, path, noun, read, write, storage) = (
-        &with.name,
-        &with.path,
-        &with.noun,
-        &with.read,
-        &with.write,
-        &with.storage,
-    );
-    let operations = match &with.operations {
-        Some(operations) => quote!(#operations),
-        None => quote!(Operations::ALL),
-    };
-    let created_status = match &with.created_status {
-        Some(status) => quote!(#status),
-        None => quote!(201),
-    };
-    let embedded = match &with.embedded {
-        Some(embedded) => quote!(#embedded),
-        None => quote!(&[]),
-    };
+    let (name, noun, storage) = (&with.name, &with.noun, &with.storage);
     let description = doc_text(&declaration.docs);
     let names: Vec<_> = declaration.fields.iter().map(|field| &field.name).collect();
     let record_types = declaration.fields.iter().map(record_type);
@@ -223,7 +253,6 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
         None => quote!(None),
     };
     let rated = with.rated;
-    let generic = quote!(::billing_http::machinery::operations);
     let passwords: Vec<&Ident> = declaration
         .fields
         .iter()
@@ -237,14 +266,14 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
             fn prepare(
                 state: &::billing_http::state::AppState,
                 values: Vec<String>,
-            ) -> impl ::std::future::Future<Output = ApiResult<::billing_http::machinery::resource::Prepared>> {
+            ) -> impl ::std::future::Future<Output = ::billing_http::machinery::resource::ApiResult<::billing_http::machinery::resource::Prepared>> {
                 ::billing_http::machinery::kinds::hash_passwords(state, values)
             }
 
             fn attach_prepared(
-                input: &mut Input,
+                input: &mut declared::Input,
                 prepared: &::billing_http::machinery::resource::Prepared,
-            ) -> ApiResult<()> {
+            ) -> ::billing_http::machinery::resource::ApiResult<()> {
                 #(::billing_http::machinery::kinds::TakesHash::take_hash(&mut input.#passwords, prepared);)*
                 Ok(())
             }
@@ -259,12 +288,20 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
     } else {
         quote!()
     };
+    let resource_impl = resource_impl(
+        with,
+        &description,
+        quote! {
+            #passwords_prepared
+            #callers_forgotten
+        },
+    )?;
     Ok(quote! {
         mod declared {
             #[allow(unused_imports)]
             use ::billing_domain::kinds::*;
             use ::billing_http::machinery::kinds::ApiKind;
-            use ::billing_http::machinery::resource::{ApiResult, Field, FilterParam, HeaderParam, Operations, Resource, WriteRequest};
+            use ::billing_http::machinery::resource::{ApiResult, Field, FilterParam, HeaderParam, WriteRequest};
             use #storage as storage;
 
             /// The record as responses show it (a shown record's member under its own name:
@@ -340,7 +377,7 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                 type Key = i64;
                 const NOUN: &'static str = #noun;
                 const KEY: &'static str = "id";
-                const FIELDS: &'static [Field] = <super::#name as Resource>::FIELDS;
+                const FIELDS: &'static [Field] = FIELDS;
 
                 fn key(&self) -> i64 {
                     self.id
@@ -500,97 +537,138 @@ pub fn api_resource(handed: Handed<ApiWith>) -> syn::Result<TokenStream> {
                 }
             }
 
-            impl Resource for super::#name {
-                const PATH: &'static str = #path;
-                const NOUN: &'static str = #noun;
-                const DESCRIPTION: &'static str = #description;
-                const READ: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::#read;
-                const WRITE: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::#write;
-                const OPERATIONS: Operations = #operations;
-                const CREATED_STATUS: u16 = #created_status;
-                const EMBEDDED: &'static [::billing_http::machinery::embedded::Embedded] = #embedded;
-                const FIELDS: &'static [Field] = #fields;
-                const FILTERS: &'static [FilterParam] = &[
-                    FilterParam::new("id", ::billing_domain::query::FilterKind::Id, "Filter on the id."),
-                    #(#member_filters)*
-                    #(#extra_filters)*
-                ];
-                const SORT_KEYS: &'static [&'static str] = &["id", #(#sort_keys,)*];
-                const HEADERS: &'static [HeaderParam] = &[
-                    #(HeaderParam::boolean(#header_texts, #header_docs),)*
-                ];
-
-                type Record = Record;
-                type Input = Input;
-
-                fn sort_keys() -> &'static [&'static str] {
-                    static KEYS: ::std::sync::OnceLock<Vec<&'static str>> = ::std::sync::OnceLock::new();
-                    KEYS.get_or_init(|| {
-                        ::billing_http::machinery::resource::with_nested_sort_keys(Self::SORT_KEYS, Self::FIELDS)
-                    })
-                }
-
-                fn list(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    caller: &::billing_auth::AuthenticatedUser,
-                    query: &::billing_domain::query::ListQuery,
-                ) -> ApiResult<(Vec<Record>, i64)> {
-                    #generic::list::<super::#name>(connection, caller, query)
-                }
-
-                fn find(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    caller: &::billing_auth::AuthenticatedUser,
-                    id: i64,
-                ) -> ApiResult<Option<Record>> {
-                    #generic::find::<super::#name>(connection, caller, id)
-                }
-
-                fn create(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    caller: &::billing_auth::AuthenticatedUser,
-                    input: Input,
-                ) -> ApiResult<Record> {
-                    #generic::create::<super::#name>(connection, caller, input)
-                }
-
-                fn replace(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    caller: &::billing_auth::AuthenticatedUser,
-                    current: &Record,
-                    input: Input,
-                    request: &WriteRequest,
-                ) -> ApiResult<Option<Record>> {
-                    #generic::replace::<super::#name>(connection, caller, current, input, request)
-                }
-
-                fn delete(
-                    connection: &mut ::billing_persistence::DbConnection,
-                    caller: &::billing_auth::AuthenticatedUser,
-                    current: &Record,
-                ) -> ApiResult<bool> {
-                    #generic::delete::<super::#name>(connection, caller, current)
-                }
-
-                fn after_commit(state: &::billing_http::state::AppState) {
-                    #generic::after_commit::<super::#name>(state)
-                }
-
-                #passwords_prepared
-
-                #callers_forgotten
-
-                /// The declared filters but a write-only member's.
-                fn filters() -> &'static [FilterParam] {
-                    static FILTERS: ::std::sync::OnceLock<Vec<FilterParam>> = ::std::sync::OnceLock::new();
-                    FILTERS.get_or_init(|| {
-                        ::billing_http::machinery::resource::without_write_only(Self::FILTERS, Self::FIELDS)
-                    })
-                }
-            }
+            /// The declaration's field list, filters, sort keys and headers, as data.
+            pub const FIELDS: &[Field] = #fields;
+            pub const FILTERS: &[FilterParam] = &[
+                FilterParam::new("id", ::billing_domain::query::FilterKind::Id, "Filter on the id."),
+                #(#member_filters)*
+                #(#extra_filters)*
+            ];
+            pub const SORT_KEYS: &[&str] = &["id", #(#sort_keys,)*];
+            pub const HEADERS: &[HeaderParam] = &[
+                #(HeaderParam::boolean(#header_texts, #header_docs),)*
+            ];
         }
         pub use self::declared::{Input, Options, Record};
+
+        #resource_impl
     })
+}
+
+/// The one `impl Resource for Name`: the methods the resource's own block wrote, then what
+/// the declaration gives (its settings, shapes and the generic operations of
+/// `billing_http::machinery::operations`).
+fn resource_impl(
+    with: &ApiWith,
+    description: &str,
+    optional: TokenStream,
+) -> syn::Result<TokenStream> {
+    let (name, path, noun, read, write) =
+        (&with.name, &with.path, &with.noun, &with.read, &with.write);
+    let operations = match &with.operations {
+        Some(operations) => quote!({
+            use ::billing_http::machinery::resource::Operations;
+            #operations
+        }),
+        None => quote!(::billing_http::machinery::resource::Operations::ALL),
+    };
+    let created_status = match &with.created_status {
+        Some(status) => quote!(#status),
+        None => quote!(201),
+    };
+    let embedded = match &with.embedded {
+        Some(embedded) => quote!(#embedded),
+        None => quote!(&[]),
+    };
+    let resource = quote!(::billing_http::machinery::resource);
+    let generic = quote!(::billing_http::machinery::operations);
+    let (connection, caller) = (
+        quote!(&mut ::billing_persistence::DbConnection),
+        quote!(&::billing_auth::AuthenticatedUser),
+    );
+    let generated = quote! {
+        const PATH: &'static str = #path;
+        const NOUN: &'static str = #noun;
+        const DESCRIPTION: &'static str = #description;
+        const READ: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::#read;
+        const WRITE: ::billing_domain::roles::Permission = ::billing_domain::roles::Permission::#write;
+        const OPERATIONS: #resource::Operations = #operations;
+        const CREATED_STATUS: u16 = #created_status;
+        const EMBEDDED: &'static [::billing_http::machinery::embedded::Embedded] = #embedded;
+        const FIELDS: &'static [#resource::Field] = declared::FIELDS;
+        const FILTERS: &'static [#resource::FilterParam] = declared::FILTERS;
+        const SORT_KEYS: &'static [&'static str] = declared::SORT_KEYS;
+        const HEADERS: &'static [#resource::HeaderParam] = declared::HEADERS;
+
+        type Record = declared::Record;
+        type Input = declared::Input;
+
+        fn sort_keys() -> &'static [&'static str] {
+            static KEYS: ::std::sync::OnceLock<Vec<&'static str>> = ::std::sync::OnceLock::new();
+            KEYS.get_or_init(|| #resource::with_nested_sort_keys(Self::SORT_KEYS, Self::FIELDS))
+        }
+
+        /// The declared filters but a write-only member's.
+        fn filters() -> &'static [#resource::FilterParam] {
+            static FILTERS: ::std::sync::OnceLock<Vec<#resource::FilterParam>> = ::std::sync::OnceLock::new();
+            FILTERS.get_or_init(|| #resource::without_write_only(Self::FILTERS, Self::FIELDS))
+        }
+
+        fn list(
+            connection: #connection,
+            caller: #caller,
+            query: &::billing_domain::query::ListQuery,
+        ) -> #resource::ApiResult<(Vec<declared::Record>, i64)> {
+            #generic::list::<Self>(connection, caller, query)
+        }
+
+        fn find(
+            connection: #connection,
+            caller: #caller,
+            id: i64,
+        ) -> #resource::ApiResult<Option<declared::Record>> {
+            #generic::find::<Self>(connection, caller, id)
+        }
+
+        fn create(
+            connection: #connection,
+            caller: #caller,
+            input: declared::Input,
+        ) -> #resource::ApiResult<declared::Record> {
+            #generic::create::<Self>(connection, caller, input)
+        }
+
+        fn replace(
+            connection: #connection,
+            caller: #caller,
+            current: &declared::Record,
+            input: declared::Input,
+            request: &#resource::WriteRequest,
+        ) -> #resource::ApiResult<Option<declared::Record>> {
+            #generic::replace::<Self>(connection, caller, current, input, request)
+        }
+
+        fn delete(
+            connection: #connection,
+            caller: #caller,
+            current: &declared::Record,
+        ) -> #resource::ApiResult<bool> {
+            #generic::delete::<Self>(connection, caller, current)
+        }
+
+        fn after_commit(state: &::billing_http::state::AppState) {
+            #generic::after_commit::<Self>(state)
+        }
+
+        #optional
+    };
+    let generated: syn::ItemImpl = syn::parse2(quote!(impl Resource for #name { #generated }))?;
+    let mut written = match &with.written {
+        Some(written) => written.clone(),
+        None => syn::parse2(quote!(impl #resource::Resource for #name {}))?,
+    };
+    written.items.extend(generated.items);
+    Ok(quote!(#written))
 }
 
 /// The contract owner a scoped record belongs to, from a row or changes: its scope column, or

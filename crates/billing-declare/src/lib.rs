@@ -101,6 +101,28 @@ pub fn api_resource(input: TokenStream) -> TokenStream {
         .into()
 }
 
+/// A declared resource's one implementation of `billing_http::machinery::resource::Resource`,
+/// written as an ordinary `impl` block holding only what the declaration cannot say (checks
+/// that need other stored data); everything else is filled in from the declaration:
+///
+/// ```ignore
+/// #[crate::declared_resource(billing_domain::charge_groups, path: "charge-groups",
+///     noun: "charge group", read: ReadReferenceData, write: WriteReferenceData,
+///     storage: billing_persistence::charge_groups)]
+/// impl Resource for ChargeGroups {}
+/// ```
+///
+/// The first argument is the declaration's handed-on macro; the rest are [`api_resource`]'s
+/// settings. The block goes, with the declaration, to [`api_resource`].
+#[proc_macro_attribute]
+pub fn declared_resource(settings: TokenStream, item: TokenStream) -> TokenStream {
+    let settings = syn::parse_macro_input!(settings as api::DeclaredSettings);
+    let item = syn::parse_macro_input!(item as syn::ItemImpl);
+    api::declared_resource(settings, item)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
 /// An owned child table served as the elements of its parent (re-exported as
 /// `billing_http::api_child`): `billing_domain::site_contacts!(crate::api_child)`.
 #[proc_macro]

@@ -27,8 +27,9 @@ pub use error::ApiError;
 
 /// A declared resource, and an owned child table, served from the declaration by the one
 /// parser of the grammar (`billing_declare`): `billing_domain::tax_bands!(crate::api_resource,
-/// TaxBands { … })`, `billing_domain::site_contacts!(crate::api_child)`.
-pub use billing_declare::{api_child, api_resource};
+/// TaxBands { … })` (what `#[declared_resource(billing_domain::tax_bands, …)] impl Resource for
+/// TaxBands { … }` expands to), `billing_domain::site_contacts!(crate::api_child)`.
+pub use billing_declare::{api_child, api_resource, declared_resource};
 
 // The code `api_resource!` writes names this crate by its name, here as elsewhere.
 extern crate self as billing_http;

@@ -1,19 +1,19 @@
 //! A resource served from its declaration (`billing_domain::resources`): `api_resource!` (a
 //! proc macro of `billing_declare`, the one parser of the grammar) derives the record a
 //! response shows, the input a body must be, the field list, filters and sort keys, and the
-//! whole [`Resource`](super::resource::Resource) implementation. What a
-//! declaration cannot say (checks that need other stored data) goes in [`Hooks`].
+//! whole [`Resource`](super::resource::Resource) implementation, merged with the resource's
+//! own `impl Resource` block, which writes only what a declaration cannot say (the checks
+//! that need other stored data: `Resource::check_write` and its kin).
 //!
 //! ```ignore
-//! billing_domain::charge_groups!(crate::api_resource, ChargeGroups {
-//!     path: "charge-groups", noun: "charge group",
-//!     read: ReadReferenceData, write: WriteReferenceData,
-//!     storage: billing_persistence::charge_groups,
-//! });
-//! impl Hooks for ChargeGroups { /* only what differs */ }
+//! #[crate::declared_resource(billing_domain::charge_groups, path: "charge-groups",
+//!     noun: "charge group", read: ReadReferenceData, write: WriteReferenceData,
+//!     storage: billing_persistence::charge_groups)]
+//! impl Resource for ChargeGroups {}
 //! ```
+//!
+//! [`Declared`] is that generated half: no resource implements it by hand.
 
-use billing_auth::AuthenticatedUser;
 use billing_domain::query::ListQuery;
 use billing_domain::roles::ContractOwnerScope;
 use billing_persistence::DbConnection;
@@ -100,85 +100,4 @@ pub trait Declared: Resource {
 
     /// The declared headers of a write request, parsed.
     fn options(request: &WriteRequest) -> Self::Options;
-}
-
-/// The checks and follow-on writes of a declared resource that need other stored data. Field
-/// rules, cross-field rules, references (and deletes they refuse), and what follows a commit
-/// or precedes the transaction (`rated`, `changes_callers`, a `Password` member's hash) are
-/// the declaration's; no method of [`Resource`] is repeated here, and every method defaults to
-/// "allowed".
-pub trait Hooks: Declared {
-    /// May the stored record `current` be replaced, patched or deleted at all?
-    fn check_change(
-        connection: &mut DbConnection,
-        caller: &AuthenticatedUser,
-        current: &Self::Record,
-    ) -> ApiResult<()> {
-        let _ = (connection, caller, current);
-        Ok(())
-    }
-
-    /// May these values be written (by a create, `current` being `None`, or a replace of
-    /// `current`, which passed `check_change`)?
-    fn check_write(
-        connection: &mut DbConnection,
-        caller: &AuthenticatedUser,
-        current: Option<&Self::Record>,
-        changes: &Self::Changes,
-    ) -> ApiResult<()> {
-        let _ = (connection, caller, current, changes);
-        Ok(())
-    }
-
-    /// Fills in derived members a body left out (a create's, `current` being `None`, or a
-    /// replace's or patch's result), before the values are checked and stored: what the
-    /// server derives from other members or elements (the invoice contact of a site).
-    /// Constant defaults are the declaration's (`defaulted Bool = false`) and apply after this.
-    fn complete(
-        connection: &mut DbConnection,
-        caller: &AuthenticatedUser,
-        current: Option<&Self::Record>,
-        input: &mut Self::Input,
-    ) -> ApiResult<()> {
-        let _ = (connection, caller, current, input);
-        Ok(())
-    }
-
-    /// Runs in the write's transaction once `record` is stored (`before` is the record a
-    /// replace or patch changed): follow-on writes such as a cascade a declared header asks
-    /// for. An error rolls the whole write back. On a create, `options` carries no headers, no
-    /// patched paths and no request id (creates read no declared header).
-    fn written(
-        connection: &mut DbConnection,
-        caller: &AuthenticatedUser,
-        before: Option<&Self::Record>,
-        record: &Self::Record,
-        options: &Self::Options,
-    ) -> ApiResult<()> {
-        let _ = (connection, caller, before, record, options);
-        Ok(())
-    }
-
-    /// Runs in the delete's transaction once `record` is gone: follow-on writes (the rating
-    /// change log). An error rolls the delete back.
-    fn deleted(
-        connection: &mut DbConnection,
-        caller: &AuthenticatedUser,
-        record: &Self::Record,
-    ) -> ApiResult<()> {
-        let _ = (connection, caller, record);
-        Ok(())
-    }
-
-    /// May `current` be deleted? Runs after `check_change`. Whether other records still refer
-    /// to it is not asked here: the database's foreign keys answer that for every resource
-    /// (409 naming them, `billing_persistence::references`).
-    fn check_delete(
-        connection: &mut DbConnection,
-        caller: &AuthenticatedUser,
-        current: &Self::Record,
-    ) -> ApiResult<()> {
-        let _ = (connection, caller, current);
-        Ok(())
-    }
 }

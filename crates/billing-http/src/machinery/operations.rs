@@ -1,6 +1,7 @@
 //! The operations of a declared resource, written once as generic functions: the order of
 //! the work of a list, a read, a create, a replace (and so a patch) and a delete, with the
-//! steps a declaration gives ([`Declared`]) and those a resource adds ([`Hooks`]). A request
+//! steps a declaration gives ([`Declared`]) and the checks a resource adds in its own
+//! `impl Resource` block ([`Resource::check_write`] and its kin). A request
 //! reaches them from the handlers (`handlers/`) through the resource's [`Resource`] methods,
 //! inside the transaction `Database::write` opens.
 
@@ -8,7 +9,7 @@ use billing_auth::AuthenticatedUser;
 use billing_domain::query::ListQuery;
 use billing_persistence::DbConnection;
 
-use super::declared::{Declared, Hooks};
+use super::declared::Declared;
 use super::resource::{
     ApiResult, Resource, Versioned, WriteRequest, check_scope, check_scope_of_write,
 };
@@ -17,7 +18,7 @@ use crate::live_rating::{LiveRating, record_change};
 use crate::state::AppState;
 
 /// A page of records the caller may see, and how many match.
-pub fn list<R: Hooks>(
+pub fn list<R: Declared>(
     connection: &mut DbConnection,
     caller: &AuthenticatedUser,
     query: &ListQuery,
@@ -27,7 +28,7 @@ pub fn list<R: Hooks>(
 }
 
 /// One record; 403 for a record outside the caller's scope (lists leave those out).
-pub fn find<R: Hooks>(
+pub fn find<R: Declared>(
     connection: &mut DbConnection,
     caller: &AuthenticatedUser,
     id: i64,
@@ -44,7 +45,7 @@ pub fn find<R: Hooks>(
 }
 
 /// Creates a record from a checked body.
-pub fn create<R: Hooks>(
+pub fn create<R: Declared>(
     connection: &mut DbConnection,
     caller: &AuthenticatedUser,
     mut input: R::Input,
@@ -62,7 +63,7 @@ pub fn create<R: Hooks>(
 }
 
 /// Replaces `current` (a replace, or a patch's result); `None` when it changed meanwhile.
-pub fn replace<R: Hooks>(
+pub fn replace<R: Declared>(
     connection: &mut DbConnection,
     caller: &AuthenticatedUser,
     current: &R::Record,
@@ -93,7 +94,7 @@ pub fn replace<R: Hooks>(
 }
 
 /// Deletes `current`; false when it changed meanwhile (the caller rolls back).
-pub fn delete<R: Hooks>(
+pub fn delete<R: Declared>(
     connection: &mut DbConnection,
     caller: &AuthenticatedUser,
     current: &R::Record,

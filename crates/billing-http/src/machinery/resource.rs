@@ -9,6 +9,7 @@ use billing_persistence::DbConnection;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::declared::Declared;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -229,6 +230,105 @@ pub trait Resource: Sized + 'static {
     fn shown_once(record: &Self::Record) -> Option<(&'static str, String)> {
         let _ = record;
         None
+    }
+
+    // The checks and follow-on writes of a declared resource that need other stored data,
+    // written in its own `impl Resource` block (`#[declared_resource(…)]`); every one
+    // defaults to "allowed". Field rules, cross-field rules, references (and the deletes they
+    // refuse), and what follows a commit or precedes the transaction (`rated`,
+    // `changes_callers`, a `Password` member's hash) are the declaration's. The generic
+    // operations (`super::operations`) call them in their order.
+
+    /// May the stored record `current` be replaced, patched or deleted at all?
+    fn check_change(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Self::Record,
+    ) -> ApiResult<()>
+    where
+        Self: Declared,
+    {
+        let _ = (connection, caller, current);
+        Ok(())
+    }
+
+    /// May these values be written (by a create, `current` being `None`, or a replace of
+    /// `current`, which passed `check_change`)?
+    fn check_write(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: Option<&Self::Record>,
+        changes: &<Self as Declared>::Changes,
+    ) -> ApiResult<()>
+    where
+        Self: Declared,
+    {
+        let _ = (connection, caller, current, changes);
+        Ok(())
+    }
+
+    /// Fills in derived members a body left out (a create's, `current` being `None`, or a
+    /// replace's or patch's result), before the values are checked and stored: what the
+    /// server derives from other members or elements (the invoice contact of a site).
+    /// Constant defaults are the declaration's (`defaulted Bool = false`) and apply after this.
+    fn complete(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: Option<&Self::Record>,
+        input: &mut Self::Input,
+    ) -> ApiResult<()>
+    where
+        Self: Declared,
+    {
+        let _ = (connection, caller, current, input);
+        Ok(())
+    }
+
+    /// Runs in the write's transaction once `record` is stored (`before` is the record a
+    /// replace or patch changed): follow-on writes such as a cascade a declared header asks
+    /// for. An error rolls the whole write back. On a create, `options` carries no headers, no
+    /// patched paths and no request id (creates read no declared header).
+    fn written(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        before: Option<&Self::Record>,
+        record: &Self::Record,
+        options: &<Self as Declared>::Options,
+    ) -> ApiResult<()>
+    where
+        Self: Declared,
+    {
+        let _ = (connection, caller, before, record, options);
+        Ok(())
+    }
+
+    /// Runs in the delete's transaction once `record` is gone: follow-on writes (the rating
+    /// change log). An error rolls the delete back.
+    fn deleted(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        record: &Self::Record,
+    ) -> ApiResult<()>
+    where
+        Self: Declared,
+    {
+        let _ = (connection, caller, record);
+        Ok(())
+    }
+
+    /// May `current` be deleted? Runs after `check_change`. Whether other records still refer
+    /// to it is not asked here: the database's foreign keys answer that for every resource
+    /// (409 naming them, `billing_persistence::references`).
+    fn check_delete(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Self::Record,
+    ) -> ApiResult<()>
+    where
+        Self: Declared,
+    {
+        let _ = (connection, caller, current);
+        Ok(())
     }
 
     fn create(

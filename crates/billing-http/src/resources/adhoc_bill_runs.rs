@@ -6,23 +6,19 @@ use billing_auth::AuthenticatedUser;
 use billing_persistence::DbConnection;
 
 use crate::error::ApiError;
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct AdhocBillRuns;
 
-billing_domain::adhoc_bill_runs!(
-    crate::api_resource,
-    AdhocBillRuns {
-        path: "adhoc-bill-runs",
-        noun: "ad hoc bill run",
-        read: ReadCustomers,
-        write: WriteCustomers,
-        storage: billing_persistence::adhoc_bill_runs,
-    }
-);
-
-impl Hooks for AdhocBillRuns {
+#[crate::declared_resource(
+    billing_domain::adhoc_bill_runs,
+    path: "adhoc-bill-runs",
+    noun: "ad hoc bill run",
+    read: ReadCustomers,
+    write: WriteCustomers,
+    storage: billing_persistence::adhoc_bill_runs,
+)]
+impl Resource for AdhocBillRuns {
     /// A restricted caller may replace, patch or delete only a run whose every site is one of
     /// their contract owners' (403 otherwise): a run that bills another owner's site involves
     /// that owner's data.

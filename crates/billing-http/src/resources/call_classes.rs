@@ -6,24 +6,20 @@ use billing_persistence::DbConnection;
 use billing_persistence::call_classes::Changes;
 
 use super::rated_records::{RatedWrite, check_rated_write, open_source_of};
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct CallClasses;
 
-billing_domain::call_classes!(
-    crate::api_resource,
-    CallClasses {
-        path: "call-classes",
-        noun: "call class",
-        read: ReadReferenceData,
-        write: WriteReferenceData,
-        storage: billing_persistence::call_classes,
-        rated: true,
-    }
-);
-
-impl Hooks for CallClasses {
+#[crate::declared_resource(
+    billing_domain::call_classes,
+    path: "call-classes",
+    noun: "call class",
+    read: ReadReferenceData,
+    write: WriteReferenceData,
+    storage: billing_persistence::call_classes,
+    rated: true,
+)]
+impl Resource for CallClasses {
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -6,23 +6,19 @@ use billing_persistence::DbConnection;
 use billing_persistence::contract_owners::Changes;
 
 use crate::error::ApiError;
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct ContractOwners;
 
-billing_domain::contract_owners!(
-    crate::api_resource,
-    ContractOwners {
-        path: "contract-owners",
-        noun: "contract owner",
-        read: ReadCustomers,
-        write: WriteCustomers,
-        storage: billing_persistence::contract_owners,
-    }
-);
-
-impl Hooks for ContractOwners {
+#[crate::declared_resource(
+    billing_domain::contract_owners,
+    path: "contract-owners",
+    noun: "contract owner",
+    read: ReadCustomers,
+    write: WriteCustomers,
+    storage: billing_persistence::contract_owners,
+)]
+impl Resource for ContractOwners {
     /// A user restricted to contract owners may change or delete only those (403): every
     /// owner can be read, but another owner's record is that owner's data.
     fn check_change(

@@ -3,23 +3,19 @@
 use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, custom_field_definitions};
 
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct CustomFieldDefinitions;
 
-billing_domain::custom_field_definitions!(
-    crate::api_resource,
-    CustomFieldDefinitions {
-        path: "custom-field-definitions",
-        noun: "custom field definition",
-        read: ReadCustomers,
-        write: WriteCustomers,
-        storage: billing_persistence::custom_field_definitions,
-    }
-);
-
-impl Hooks for CustomFieldDefinitions {
+#[crate::declared_resource(
+    billing_domain::custom_field_definitions,
+    path: "custom-field-definitions",
+    noun: "custom field definition",
+    read: ReadCustomers,
+    write: WriteCustomers,
+    storage: billing_persistence::custom_field_definitions,
+)]
+impl Resource for CustomFieldDefinitions {
     /// Sites show the definition's label with their values: a new label reaches them.
     fn written(
         connection: &mut DbConnection,

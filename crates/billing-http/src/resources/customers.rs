@@ -5,29 +5,26 @@ use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, contract_owner_sub_brands};
 
 use crate::error::ApiError;
-use crate::machinery::declared::{Declared, Hooks};
-use crate::machinery::resource::ApiResult;
+use crate::machinery::declared::Declared;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct Customers;
 
-billing_domain::customers!(
-    crate::api_resource,
-    Customers {
-        path: "customers",
-        noun: "customer",
-        read: ReadCustomers,
-        write: WriteCustomers,
-        storage: billing_persistence::customers,
-        embedded: &[crate::machinery::embedded::Embedded::of::<
-            crate::resources::sites::Sites,
-        >(
-            "sites",
-            billing_domain::resources::sites::names::customer_id,
-        )],
-    }
-);
-
-impl Hooks for Customers {
+#[crate::declared_resource(
+    billing_domain::customers,
+    path: "customers",
+    noun: "customer",
+    read: ReadCustomers,
+    write: WriteCustomers,
+    storage: billing_persistence::customers,
+    embedded: &[crate::machinery::embedded::Embedded::of::<
+        crate::resources::sites::Sites,
+    >(
+        "sites",
+        billing_domain::resources::sites::names::customer_id,
+    )],
+)]
+impl Resource for Customers {
     fn check_write(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -6,24 +6,20 @@ use billing_persistence::DbConnection;
 use billing_persistence::dialstrings::Changes;
 
 use super::rated_records::{RatedWrite, check_rated_write, open_source_of};
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct Dialstrings;
 
-billing_domain::dialstrings!(
-    crate::api_resource,
-    Dialstrings {
-        path: "dialstrings",
-        noun: "dialstring",
-        read: ReadReferenceData,
-        write: WriteReferenceData,
-        storage: billing_persistence::dialstrings,
-        rated: true,
-    }
-);
-
-impl Hooks for Dialstrings {
+#[crate::declared_resource(
+    billing_domain::dialstrings,
+    path: "dialstrings",
+    noun: "dialstring",
+    read: ReadReferenceData,
+    write: WriteReferenceData,
+    storage: billing_persistence::dialstrings,
+    rated: true,
+)]
+impl Resource for Dialstrings {
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -6,24 +6,20 @@ use billing_persistence::DbConnection;
 use billing_persistence::ignored_call_classes::Changes;
 
 use super::reference_data_source_charge_groups::ensure_source_open;
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct IgnoredCallClasses;
 
-billing_domain::ignored_call_classes!(
-    crate::api_resource,
-    IgnoredCallClasses {
-        path: "ignored-call-classes",
-        noun: "ignored call class",
-        read: ReadReferenceData,
-        write: WriteReferenceData,
-        storage: billing_persistence::ignored_call_classes,
-        rated: true,
-    }
-);
-
-impl Hooks for IgnoredCallClasses {
+#[crate::declared_resource(
+    billing_domain::ignored_call_classes,
+    path: "ignored-call-classes",
+    noun: "ignored call class",
+    read: ReadReferenceData,
+    write: WriteReferenceData,
+    storage: billing_persistence::ignored_call_classes,
+    rated: true,
+)]
+impl Resource for IgnoredCallClasses {
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,

@@ -4,34 +4,20 @@ use billing_auth::AuthenticatedUser;
 use billing_persistence::{DbConnection, sites};
 
 use crate::error::ApiError;
-use crate::machinery::declared::{Declared, Hooks};
-use crate::machinery::resource::ApiResult;
+use crate::machinery::declared::Declared;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct PaymentProviderMandates;
 
-billing_domain::payment_provider_mandates!(
-    crate::api_resource,
-    PaymentProviderMandates {
-        path: "payment-provider-mandates",
-        noun: "payment provider mandate",
-        read: ReadCustomers,
-        write: WriteCustomers,
-        storage: billing_persistence::payment_provider_mandates,
-    }
-);
-
-/// 409 when sites name the mandate: they read its status from it.
-fn check_unnamed(connection: &mut DbConnection, mandate: &Record, doing: &str) -> ApiResult<()> {
-    if sites::name_mandate(connection, &mandate.provider, &mandate.mandate_reference)? {
-        return Err(ApiError::conflict(format!(
-            "payment provider mandate {} is named by sites: its provider and reference cannot {doing}",
-            mandate.id
-        )));
-    }
-    Ok(())
-}
-
-impl Hooks for PaymentProviderMandates {
+#[crate::declared_resource(
+    billing_domain::payment_provider_mandates,
+    path: "payment-provider-mandates",
+    noun: "payment provider mandate",
+    read: ReadCustomers,
+    write: WriteCustomers,
+    storage: billing_persistence::payment_provider_mandates,
+)]
+impl Resource for PaymentProviderMandates {
     /// A mandate that sites name keeps its provider and reference.
     fn check_write(
         connection: &mut DbConnection,
@@ -74,4 +60,15 @@ impl Hooks for PaymentProviderMandates {
     ) -> ApiResult<()> {
         check_unnamed(connection, current, "be deleted")
     }
+}
+
+/// 409 when sites name the mandate: they read its status from it.
+fn check_unnamed(connection: &mut DbConnection, mandate: &Record, doing: &str) -> ApiResult<()> {
+    if sites::name_mandate(connection, &mandate.provider, &mandate.mandate_reference)? {
+        return Err(ApiError::conflict(format!(
+            "payment provider mandate {} is named by sites: its provider and reference cannot {doing}",
+            mandate.id
+        )));
+    }
+    Ok(())
 }

@@ -7,37 +7,20 @@ use billing_persistence::reference_data_source_charge_groups::Changes;
 use billing_persistence::{DbConnection, reference_data_sources};
 
 use crate::error::ApiError;
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::{ApiResult, missing_reference};
+use crate::machinery::resource::{ApiResult, Resource, missing_reference};
 
 pub struct ReferenceDataSourceChargeGroups;
 
-billing_domain::reference_data_source_charge_groups!(
-    crate::api_resource,
-    ReferenceDataSourceChargeGroups {
-        path: "reference-data-source-charge-groups",
-        noun: "reference data source charge group",
-        read: ReadReferenceData,
-        write: WriteReferenceData,
-        storage: billing_persistence::reference_data_source_charge_groups,
-        rated: true,
-    }
-);
-
-/// 412 when source `source_id` is maintained by the operator; 400 when it does not exist.
-pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {
-    let source = reference_data_sources::find(connection, source_id)?.ok_or_else(|| {
-        missing_reference(
-            billing_domain::resources::reference_data_source_charge_groups::names::reference_data_source_id,
-            "reference data source",
-            source_id,
-        )
-    })?;
-    ensure_externally_maintained(source.id, source.si_maintained)
-        .map_err(|refused| ApiError::precondition_failed(refused.to_string()))
-}
-
-impl Hooks for ReferenceDataSourceChargeGroups {
+#[crate::declared_resource(
+    billing_domain::reference_data_source_charge_groups,
+    path: "reference-data-source-charge-groups",
+    noun: "reference data source charge group",
+    read: ReadReferenceData,
+    write: WriteReferenceData,
+    storage: billing_persistence::reference_data_source_charge_groups,
+    rated: true,
+)]
+impl Resource for ReferenceDataSourceChargeGroups {
     fn check_change(
         connection: &mut DbConnection,
         _: &AuthenticatedUser,
@@ -82,6 +65,19 @@ impl Hooks for ReferenceDataSourceChargeGroups {
         }
         Ok(())
     }
+}
+
+/// 412 when source `source_id` is maintained by the operator; 400 when it does not exist.
+pub(crate) fn ensure_source_open(connection: &mut DbConnection, source_id: i64) -> ApiResult<()> {
+    let source = reference_data_sources::find(connection, source_id)?.ok_or_else(|| {
+        missing_reference(
+            billing_domain::resources::reference_data_source_charge_groups::names::reference_data_source_id,
+            "reference data source",
+            source_id,
+        )
+    })?;
+    ensure_externally_maintained(source.id, source.si_maintained)
+        .map_err(|refused| ApiError::precondition_failed(refused.to_string()))
 }
 
 /// A table's `conflicting_on_move` (`billing_persistence::in_force`).

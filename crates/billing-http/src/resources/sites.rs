@@ -19,39 +19,31 @@ use billing_persistence::{
 
 use crate::error::ApiError;
 use crate::machinery::audit::{self, Action, Writer};
-use crate::machinery::declared::Hooks;
 use crate::machinery::kinds::{Defaulted, UtcDateTime};
 use crate::machinery::resource::{ApiResult, Resource};
 use crate::resources::{inventory_items::InventoryItems, site_invoice_details};
 
 pub struct Sites;
 
-billing_domain::sites!(
-    crate::api_resource,
-    Sites {
-        path: "sites",
-        noun: "site",
-        read: ReadCustomers,
-        write: WriteCustomers,
-        storage: billing_persistence::sites,
-        operations: Operations {
-            get: true,
-            create: true,
-            bulk_create: false,
-            replace: false,
-            patch: true,
-            delete: false,
-            bulk_update: false,
-        },
-        created_status: 200,
-    }
-);
-
-fn today() -> chrono::NaiveDate {
-    chrono::Utc::now().date_naive()
-}
-
-impl Hooks for Sites {
+#[crate::declared_resource(
+    billing_domain::sites,
+    path: "sites",
+    noun: "site",
+    read: ReadCustomers,
+    write: WriteCustomers,
+    storage: billing_persistence::sites,
+    operations: Operations {
+        get: true,
+        create: true,
+        bulk_create: false,
+        replace: false,
+        patch: true,
+        delete: false,
+        bulk_update: false,
+    },
+    created_status: 200,
+)]
+impl Resource for Sites {
     /// The invoice contact settled (with its derived receiveInvoiceBy), the mandate's status
     /// and dates and the custom fields' labels filled in, and every rule that needs stored
     /// facts checked: routing, receiving site, templates, mandate, ending a receiving site.
@@ -139,6 +131,10 @@ impl Hooks for Sites {
         }
         Ok(())
     }
+}
+
+fn today() -> chrono::NaiveDate {
+    chrono::Utc::now().date_naive()
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> ApiResult<serde_json::Value> {

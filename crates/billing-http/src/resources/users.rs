@@ -7,36 +7,29 @@ use billing_domain::roles::Role;
 use billing_persistence::{DbConnection, refresh_tokens, users};
 
 use crate::error::ApiError;
-use crate::machinery::declared::Hooks;
-use crate::machinery::resource::ApiResult;
+use crate::machinery::resource::{ApiResult, Resource};
 
 pub struct Users;
 
-billing_domain::users!(
-    crate::api_resource,
-    Users {
-        path: "users",
-        noun: "user",
-        read: ManageUsers,
-        write: ManageUsers,
-        storage: billing_persistence::users,
-        changes_callers: true,
-        operations: Operations {
-            get: true,
-            create: true,
-            bulk_create: true,
-            replace: false,
-            patch: true,
-            delete: false,
-            bulk_update: true,
-        },
-    }
-);
-
-/// The record a user is shown as (the audit trail's and the CLI's name for it).
-pub type User = Record;
-
-impl Hooks for Users {
+#[crate::declared_resource(
+    billing_domain::users,
+    path: "users",
+    noun: "user",
+    read: ManageUsers,
+    write: ManageUsers,
+    storage: billing_persistence::users,
+    changes_callers: true,
+    operations: Operations {
+        get: true,
+        create: true,
+        bulk_create: true,
+        replace: false,
+        patch: true,
+        delete: false,
+        bulk_update: true,
+    },
+)]
+impl Resource for Users {
     /// Each contract owner once, in ascending order; none for an ADMINISTRATOR.
     fn complete(
         _: &mut DbConnection,
@@ -77,3 +70,6 @@ impl Hooks for Users {
         Ok(())
     }
 }
+
+/// The record a user is shown as (the audit trail's and the CLI's name for it).
+pub type User = Record;
