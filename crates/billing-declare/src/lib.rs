@@ -35,6 +35,7 @@
 
 mod api;
 mod api_child;
+mod api_impl;
 mod api_members;
 mod api_parts;
 mod documents;
@@ -95,7 +96,7 @@ pub fn nested_sort_arms(input: TokenStream) -> TokenStream {
 /// billing_persistence::charge_groups })`.
 #[proc_macro]
 pub fn api_resource(input: TokenStream) -> TokenStream {
-    let handed = syn::parse_macro_input!(input as stored::Handed<api::ApiWith>);
+    let handed = syn::parse_macro_input!(input as stored::Handed<api_impl::ApiWith>);
     api::api_resource(handed)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
@@ -116,9 +117,9 @@ pub fn api_resource(input: TokenStream) -> TokenStream {
 /// settings. The block goes, with the declaration, to [`api_resource`].
 #[proc_macro_attribute]
 pub fn declared_resource(settings: TokenStream, item: TokenStream) -> TokenStream {
-    let settings = syn::parse_macro_input!(settings as api::DeclaredSettings);
+    let settings = syn::parse_macro_input!(settings as api_impl::DeclaredSettings);
     let item = syn::parse_macro_input!(item as syn::ItemImpl);
-    api::declared_resource(settings, item)
+    api_impl::declared_resource(settings, item)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

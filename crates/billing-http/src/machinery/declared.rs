@@ -14,12 +14,13 @@
 //!
 //! [`Declared`] is that generated half: no resource implements it by hand.
 
-use billing_domain::query::ListQuery;
+use billing_domain::query::{FilterKind, ListQuery};
+use billing_domain::resources::declaration::{Access, Declaration};
 use billing_domain::roles::ContractOwnerScope;
 use billing_persistence::DbConnection;
 use billing_persistence::error::PersistenceResult;
 
-use super::resource::{ApiResult, Resource, WriteRequest};
+use super::resource::{ApiResult, Field, FieldType, FilterParam, Resource, WriteRequest};
 
 /// What the code `api_resource!` writes from a declaration gives the generic operations of
 /// [`super::operations`]: its shapes, its storage and the steps only the declaration knows
@@ -36,8 +37,17 @@ pub trait Declared: Resource {
     type Children;
     /// Rating reads the records (`rated: true`): each write records its change.
     const RATED: bool;
+    /// The declaration, as data (`billing_domain::resources::<table>::DECLARATION`): what
+    /// the filters, sort keys, headers, description and scope are read from.
+    const DECLARATION: &'static Declaration;
+
     /// The JSON name of the scope member, when the records belong to contract owners.
-    const SCOPE: Option<&'static str>;
+    fn scope_member() -> Option<&'static str> {
+        let scope = Self::DECLARATION.scope?;
+        Self::DECLARATION
+            .member(scope.column)
+            .map(|member| member.json_name)
+    }
 
     /// A page of rows and how many match, the caller's scope applied in SQL.
     fn list_rows(
@@ -100,4 +110,58 @@ pub trait Declared: Resource {
 
     /// The declared headers of a write request, parsed.
     fn options(request: &WriteRequest) -> Self::Options;
+}
+
+/// The filters of a declared resource's lists: `id`, every member but a write-only one (by its
+/// kind, `billing_domain::kinds::Filterable`), then the declaration's extra filters.
+pub fn filters_of(declaration: &'static Declaration) -> Vec<FilterParam> {
+    let id = FilterParam::new("id", FilterKind::Id, "Filter on the id.");
+    let members = declaration.members.iter().filter_map(|member| {
+        let kind = member.filter?;
+        Some(FilterParam::new(
+            member.member_name,
+            kind,
+            member.description,
+        ))
+    });
+    let extra = declaration
+        .extra_filters
+        .iter()
+        .map(|filter| FilterParam::new(filter.json_name, filter.filter, filter.description));
+    std::iter::once(id).chain(members).chain(extra).collect()
+}
+
+/// The sort keys of a declared resource's lists: `id`, every member but a write-only one, and
+/// the members of its owned single objects (`siteAddress.town`; not their ids, nor their own
+/// owned parts).
+pub fn sort_keys_of(
+    declaration: &'static Declaration,
+    fields: &'static [Field],
+) -> Vec<&'static str> {
+    let mut keys = vec!["id"];
+    keys.extend(
+        declaration
+            .members
+            .iter()
+            .filter(|member| member.access != Access::WriteOnly)
+            .map(|member| member.member_name),
+    );
+    for field in fields.iter().filter(|field| field.owned) {
+        if let FieldType::Object(members) = field.field_type {
+            for member in members.iter().filter(|member| {
+                !member.owned
+                    && member.name != "id"
+                    && !matches!(
+                        member.field_type,
+                        FieldType::Array(_) | FieldType::ObjectList(_)
+                    )
+            }) {
+                // Made once per resource (the caller keeps them), so they live for the process.
+                keys.push(Box::leak(
+                    format!("{}.{}", field.name, member.name).into_boxed_str(),
+                ));
+            }
+        }
+    }
+    keys
 }

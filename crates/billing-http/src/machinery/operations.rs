@@ -131,7 +131,7 @@ fn check_owner_of_write<R: Declared>(
     caller: &AuthenticatedUser,
     changes: &R::Changes,
 ) -> ApiResult<()> {
-    if let Some(member) = R::SCOPE
+    if let Some(member) = R::scope_member()
         && !caller.contract_owners.is_all()
         && let Some(owner) = R::owner_of_changes(connection, changes)?
     {

@@ -36,18 +36,8 @@ impl FilterParam {
 }
 
 /// A request header a resource declares for its writes (`cascade_end_date`): `true` or
-/// `false`, anything else is 400 naming the header.
-#[derive(Debug, Clone, Copy)]
-pub struct HeaderParam {
-    pub name: &'static str,
-    pub description: &'static str,
-}
-
-impl HeaderParam {
-    pub const fn boolean(name: &'static str, description: &'static str) -> Self {
-        Self { name, description }
-    }
-}
+/// `false`, anything else is 400 naming the header. The declaration's own description.
+pub use billing_domain::resources::declaration::Header as HeaderParam;
 
 /// What a replace or patch request carries besides its body: the values of the resource's
 /// declared headers that were sent, and for a patch the member paths its operations change
@@ -142,8 +132,6 @@ pub trait Resource: Sized + 'static {
     const WRITE: Permission;
     const OPERATIONS: Operations;
     const FIELDS: &'static [Field];
-    const FILTERS: &'static [FilterParam];
-    const SORT_KEYS: &'static [&'static str];
     /// The status of a successful create.
     const CREATED_STATUS: u16 = 201;
     /// The request headers its replace and patch read.
@@ -151,17 +139,13 @@ pub trait Resource: Sized + 'static {
     /// Members of a create body holding records of other resources, created with it.
     const EMBEDDED: &'static [super::embedded::Embedded] = &[];
 
-    /// Every sort key: `SORT_KEYS`, and for a declared resource the members of its owned
-    /// single objects (`siteAddress.town`).
-    fn sort_keys() -> &'static [&'static str] {
-        Self::SORT_KEYS
-    }
+    /// Every sort key (for a declared resource, read from its declaration: `id`, its members,
+    /// and the members of its owned single objects, `siteAddress.town`).
+    fn sort_keys() -> &'static [&'static str];
 
-    /// Every filter a list takes: `FILTERS` (for a declared resource, but a write-only
-    /// member's).
-    fn filters() -> &'static [FilterParam] {
-        Self::FILTERS
-    }
+    /// Every filter a list takes (for a declared resource, read from its declaration: `id`,
+    /// every member but a write-only one, its extra filters).
+    fn filters() -> &'static [FilterParam];
 
     /// The JSON form returned to clients.
     type Record: Serialize + Versioned + Send + 'static;
@@ -361,51 +345,6 @@ pub trait Resource: Sized + 'static {
         let _ = (connection, caller, current);
         Err(ApiError::method_not_allowed("GET, HEAD"))
     }
-}
-
-/// `own` and the members of `fields`' owned single objects (`siteAddress.town`; not their ids,
-/// nor their own owned parts): what a declared resource's storage can sort by. The names are
-/// made once per resource and live for the process.
-pub fn with_nested_sort_keys(
-    own: &'static [&'static str],
-    fields: &'static [Field],
-) -> Vec<&'static str> {
-    let write_only = |key: &str| {
-        fields
-            .iter()
-            .any(|field| field.name == key && field.access == Access::WriteOnly)
-    };
-    let mut keys: Vec<&'static str> = own.iter().copied().filter(|key| !write_only(key)).collect();
-    for field in fields.iter().filter(|field| field.owned) {
-        if let FieldType::Object(members) = field.field_type {
-            for member in members.iter().filter(|member| {
-                !member.owned
-                    && member.name != "id"
-                    && !matches!(
-                        member.field_type,
-                        FieldType::Array(_) | FieldType::ObjectList(_)
-                    )
-            }) {
-                keys.push(Box::leak(
-                    format!("{}.{}", field.name, member.name).into_boxed_str(),
-                ));
-            }
-        }
-    }
-    keys
-}
-
-/// `filters` but those of write-only members (a password is never a filter).
-pub fn without_write_only(filters: &[FilterParam], fields: &[Field]) -> Vec<FilterParam> {
-    filters
-        .iter()
-        .filter(|filter| {
-            !fields
-                .iter()
-                .any(|field| field.name == filter.name && field.access == Access::WriteOnly)
-        })
-        .cloned()
-        .collect()
 }
 
 /// What [`Resource::prepare`] derived from write-only values, by value (a password and its hash).

@@ -184,17 +184,22 @@ impl Resource for ApiKeys {
         )
         .nullable(),
     ];
-    const FILTERS: &'static [FilterParam] = &[
-        FilterParam::new(USER_ID, FilterKind::Id, "The keys of one user."),
-        FilterParam::new("name", FilterKind::String, "Filter on the name."),
-        FilterParam::new(
-            "createdDate",
-            FilterKind::DateTime,
-            "Filter on the creation time.",
-        ),
-    ];
-    const SORT_KEYS: &'static [&'static str] =
-        &["id", USER_ID, "name", "createdDate", "lastUsedAt"];
+    fn filters() -> &'static [FilterParam] {
+        const FILTERS: &[FilterParam] = &[
+            FilterParam::new(USER_ID, FilterKind::Id, "The keys of one user."),
+            FilterParam::new("name", FilterKind::String, "Filter on the name."),
+            FilterParam::new(
+                "createdDate",
+                FilterKind::DateTime,
+                "Filter on the creation time.",
+            ),
+        ];
+        FILTERS
+    }
+
+    fn sort_keys() -> &'static [&'static str] {
+        &["id", USER_ID, "name", "createdDate", "lastUsedAt"]
+    }
 
     type Record = ApiKey;
     type Input = ApiKeyInput;

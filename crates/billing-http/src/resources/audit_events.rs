@@ -105,15 +105,21 @@ impl Resource for AuditEvents {
             "The X-Request-Id of the write.",
         ),
     ];
-    const FILTERS: &'static [FilterParam] = &[
-        FilterParam::new("resource", FilterKind::String, "Filter on the collection."),
-        FilterParam::new("recordId", FilterKind::Id, "Filter on the record id."),
-        FilterParam::new("userId", FilterKind::Id, "Filter on who wrote."),
-        FilterParam::new("action", FilterKind::String, "Filter on the action."),
-        FilterParam::new("requestId", FilterKind::String, "Filter on the request id."),
-        FilterParam::new("occurredAt", FilterKind::DateTime, "Filter on the time."),
-    ];
-    const SORT_KEYS: &'static [&'static str] = &["id", "occurredAt", "resource"];
+    fn filters() -> &'static [FilterParam] {
+        const FILTERS: &[FilterParam] = &[
+            FilterParam::new("resource", FilterKind::String, "Filter on the collection."),
+            FilterParam::new("recordId", FilterKind::Id, "Filter on the record id."),
+            FilterParam::new("userId", FilterKind::Id, "Filter on who wrote."),
+            FilterParam::new("action", FilterKind::String, "Filter on the action."),
+            FilterParam::new("requestId", FilterKind::String, "Filter on the request id."),
+            FilterParam::new("occurredAt", FilterKind::DateTime, "Filter on the time."),
+        ];
+        FILTERS
+    }
+
+    fn sort_keys() -> &'static [&'static str] {
+        &["id", "occurredAt", "resource"]
+    }
 
     type Record = AuditEvent;
     type Input = NoInput;

@@ -58,11 +58,17 @@ impl Resource for Countries {
         ..Operations::READ_ONLY
     };
     const FIELDS: &'static [Field] = &[CODE, NAME];
-    const FILTERS: &'static [FilterParam] = &[
-        FilterParam::new("code", FilterKind::String, "Filter on the code."),
-        FilterParam::new("name", FilterKind::String, "Filter on the name."),
-    ];
-    const SORT_KEYS: &'static [&'static str] = &["code", "name"];
+    fn filters() -> &'static [FilterParam] {
+        const FILTERS: &[FilterParam] = &[
+            FilterParam::new("code", FilterKind::String, "Filter on the code."),
+            FilterParam::new("name", FilterKind::String, "Filter on the name."),
+        ];
+        FILTERS
+    }
+
+    fn sort_keys() -> &'static [&'static str] {
+        &["code", "name"]
+    }
 
     type Record = Country;
     type Input = NoInput;

@@ -85,11 +85,17 @@ impl Resource for UserRoles {
         )
         .at_most(billing_domain::roles::Permission::ALL.len()),
     ];
-    const FILTERS: &'static [FilterParam] = &[
-        FilterParam::new("code", FilterKind::String, "Filter on the code."),
-        FilterParam::new("name", FilterKind::String, "Filter on the name."),
-    ];
-    const SORT_KEYS: &'static [&'static str] = &["code", "name"];
+    fn filters() -> &'static [FilterParam] {
+        const FILTERS: &[FilterParam] = &[
+            FilterParam::new("code", FilterKind::String, "Filter on the code."),
+            FilterParam::new("name", FilterKind::String, "Filter on the name."),
+        ];
+        FILTERS
+    }
+
+    fn sort_keys() -> &'static [&'static str] {
+        &["code", "name"]
+    }
 
     type Record = UserRole;
     type Input = NoInput;
