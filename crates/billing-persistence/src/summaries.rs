@@ -1,4 +1,4 @@
-//! Reference data summaries (docs/api.md "Reference data", 4.4; docs/api.md "Reference data"): one row per dialstring or call
+//! Reference data summaries (docs/api.md "Reference data"): one row per dialstring or call
 //! class with the records above it (source charge group, source, charge group, category), and
 //! for a charge group one row per dialstring and call class of each of its source charge
 //! groups, or one row of a group's own fields when it rates neither. One query per page and

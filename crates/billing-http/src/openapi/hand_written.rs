@@ -139,7 +139,8 @@ pub(super) fn rating_lookups_path(
     schemas: &mut Map<String, Value>,
 ) {
     use crate::routes::rating_lookups::{
-        BODY_LIMIT_BYTES, MAX_ITEMS, MAX_NUMBER_CHARS, MAX_TEXT_CHARS, OUTCOMES,
+        BODY_LIMIT_BYTES, CALL_CLASS, DIALLED_NUMBER, MAX_ITEMS, MAX_NUMBER_CHARS, MAX_TEXT_CHARS,
+        OUTCOMES, SERVICE_ID, SOURCE,
     };
     let source = || {
         let mut schema = id_schema();
@@ -149,16 +150,16 @@ pub(super) fn rating_lookups_path(
     };
     let date = |nullable: bool| json!({ "type": if nullable { json!(["string", "null"]) } else { json!("string") }, "format": "date", "maxLength": 10 });
     let text = |max: usize, description: &str, example: &str| json!({ "type": ["string", "null"], "maxLength": max, "description": description, "example": example });
-    let request = json!({ "type": "object", "required": ["referenceDataSourceId", "items"], "additionalProperties": false, "properties": {
-        "referenceDataSourceId": source(),
+    let request = json!({ "type": "object", "required": [SOURCE, "items"], "additionalProperties": false, "properties": {
+        SOURCE: source(),
         "date": { "type": ["string", "null"], "format": "date", "maxLength": 10, "description": "The date the usage happened (yyyy-MM-dd); today (UTC) when left out." },
         "items": { "type": "array", "minItems": 1, "maxItems": MAX_ITEMS, "items": { "$ref": "#/components/schemas/RatingItem" } }
     }});
     schemas.insert("RatingItem".into(), json!({ "type": "object", "additionalProperties": false,
         "description": "One usage item: a dialled number, a call class, or both, and the service it was for.", "properties": {
-            "dialledNumber": text(MAX_NUMBER_CHARS, "Digits; a leading + and spaces are dropped. Anything else makes this item an error (the others are rated).", "+44 113 496 0000"),
-            "callClass": text(MAX_TEXT_CHARS, "Checked against ignored call classes first, then used when no dialstring matches.", "NATIONAL"),
-            "serviceId": text(MAX_TEXT_CHARS, "An ignored service id in force makes the item IGNORED.", "01134960000"),
+            DIALLED_NUMBER: text(MAX_NUMBER_CHARS, "Digits; a leading + and spaces are dropped. Anything else makes this item an error (the others are rated).", "+44 113 496 0000"),
+            CALL_CLASS: text(MAX_TEXT_CHARS, "Checked against ignored call classes first, then used when no dialstring matches.", "NATIONAL"),
+            SERVICE_ID: text(MAX_TEXT_CHARS, "An ignored service id in force makes the item IGNORED.", "01134960000"),
         } }));
     let mut result_members = Map::new();
     result_members.insert(
@@ -178,7 +179,7 @@ pub(super) fn rating_lookups_path(
     result_members.insert("ignoredRecordStartDate".into(), date(false));
     result_members.insert("ignoredRecordEndDate".into(), date(true));
     result_members.insert(
-        "serviceId".into(),
+        SERVICE_ID.into(),
         json!({ "type": "string", "maxLength": MAX_TEXT_CHARS,
         "description": "The item's service id, when it was ignored for it." }),
     );
@@ -186,8 +187,8 @@ pub(super) fn rating_lookups_path(
         json!({ "type": "string", "maxLength": crate::error::PROBLEM_ERROR_TEXT_MAX_CHARS });
     result_members.insert("error".into(), json!({ "type": "object", "required": ["field", "message"], "description": "Instead of outcome: why this item could not be rated (a malformed dialled number).",
         "properties": { "field": entry_text, "message": entry_text } }));
-    let response = json!({ "type": "object", "required": ["referenceDataSourceId", "date", "results"], "properties": {
-        "referenceDataSourceId": source(),
+    let response = json!({ "type": "object", "required": [SOURCE, "date", "results"], "properties": {
+        SOURCE: source(),
         "date": date(false),
         "results": { "type": "array", "maxItems": MAX_ITEMS, "description": "One per item, in order.", "items": { "$ref": "#/components/schemas/RatingResult" } }
     }});

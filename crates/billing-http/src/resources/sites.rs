@@ -1,4 +1,4 @@
-//! `/v1/sites` (docs/api.md "Sites", 4.5; docs/api.md "Sites"): a site with its address, contacts,
+//! `/v1/sites` (docs/api.md "Sites"): a site with its address, contacts,
 //! invoice details and custom fields, scoped through its customer's contract owner. The rules
 //! are the domain's (`billing_domain::sites`); this file looks up the stored facts they need
 //! (the mandate, the receiving site, the templates) and hands them over.

@@ -1,5 +1,5 @@
-//! `GET /v1/reference-data-summary/{referenceDataSummaryType}/{id}` (docs/api.md "Reference data", 4.4;
-//! docs/api.md "Reference data"): the rows rating would use for a call class, a dialstring or a charge group,
+//! `GET /v1/reference-data-summary/{referenceDataSummaryType}/{id}` (docs/api.md "Reference
+//! data"): the rows rating would use for a call class, a dialstring or a charge group,
 //! with the list conventions (`page` and `pageSize` required, `sort` on any column, `fields`,
 //! `X-Total-Count`, `Link`). A row shows every column: those its kind lacks, and unset ones,
 //! are null (docs/api.md: unset members are returned as null, never left out).
