@@ -1,7 +1,7 @@
 //! `GET /v1/countries`: the ISO 3166-1 list shipped with the service; read-only.
 
 use billing_auth::AuthenticatedUser;
-use billing_domain::query::{FilterKind, ListQuery};
+use billing_domain::query::ListQuery;
 use billing_domain::roles::Permission;
 use billing_persistence::DbConnection;
 use billing_persistence::countries::{self, CountryRow};
@@ -58,12 +58,9 @@ impl Resource for Countries {
         ..Operations::READ_ONLY
     };
     const FIELDS: &'static [Field] = &[CODE, NAME];
+
     fn filters() -> &'static [FilterParam] {
-        const FILTERS: &[FilterParam] = &[
-            FilterParam::new("code", FilterKind::String, "Filter on the code."),
-            FilterParam::new("name", FilterKind::String, "Filter on the name."),
-        ];
-        FILTERS
+        super::common::CODE_AND_NAME_FILTERS
     }
 
     fn sort_keys() -> &'static [&'static str] {

@@ -2,7 +2,7 @@
 //! keyed by code, served with the list conventions from memory (roles are not stored).
 
 use billing_auth::AuthenticatedUser;
-use billing_domain::query::{Filter, FilterKind, ListQuery};
+use billing_domain::query::{Filter, ListQuery};
 use billing_domain::roles::{Permission, Role};
 use billing_persistence::DbConnection;
 use serde::Serialize;
@@ -85,12 +85,9 @@ impl Resource for UserRoles {
         )
         .at_most(billing_domain::roles::Permission::ALL.len()),
     ];
+
     fn filters() -> &'static [FilterParam] {
-        const FILTERS: &[FilterParam] = &[
-            FilterParam::new("code", FilterKind::String, "Filter on the code."),
-            FilterParam::new("name", FilterKind::String, "Filter on the name."),
-        ];
-        FILTERS
+        super::common::CODE_AND_NAME_FILTERS
     }
 
     fn sort_keys() -> &'static [&'static str] {
