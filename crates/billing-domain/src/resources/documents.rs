@@ -53,7 +53,7 @@ pub trait Document: Sized {
         match serde_json::from_str::<Value>(text) {
             Ok(value) => Self::from_json(&value, ""),
             Err(error) => Err(ValidationErrors::single(
-                "body",
+                WHOLE_BODY,
                 format!("not JSON ({error})"),
             )),
         }
@@ -84,10 +84,15 @@ pub fn merged<T>(
     }
 }
 
-/// Whether `path` is `parent` or a member or element of it.
+/// What an error about a whole document (one that is not an object, or not JSON) names.
+pub const WHOLE_BODY: &str = "body";
+
+/// Whether `path` is `parent` or a member or element of it (every path is in the whole body).
 fn is_under(path: &str, parent: &str) -> bool {
-    path.strip_prefix(parent)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+    parent == WHOLE_BODY
+        || path
+            .strip_prefix(parent)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// `path.member`, or `member` alone at the top.
@@ -248,7 +253,7 @@ pub fn json_object<'a>(
         Value::Object(object) => Some(object),
         _ => {
             errors.push(
-                if path.is_empty() { "body" } else { path },
+                if path.is_empty() { WHOLE_BODY } else { path },
                 "must be a JSON object",
             );
             None

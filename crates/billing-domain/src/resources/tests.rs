@@ -117,3 +117,13 @@ fn json_bodies_are_read_with_every_error_named_once() {
     );
     insta::assert_snapshot!(User::from_json_text("{").unwrap_err(), @"body: not JSON (EOF while parsing an object at line 1 column 1)");
 }
+
+#[test]
+fn a_document_that_is_not_an_object_is_that_one_error() {
+    use crate::resources::users::Parsed as User;
+    // Not the members it lacks as well: the service answers a body of `[]` the same way.
+    insta::assert_snapshot!(User::from_json_text("[]").unwrap_err(), @"body: must be a JSON object");
+    let nested = serde_json::json!({ "customerId": 1, "siteName": "S", "siteReference": "R",
+        "startDate": "2026-01-01", "siteAddress": 5, "siteIdReceivingInvoice": 2 });
+    insta::assert_snapshot!(crate::resources::sites::Parsed::from_json(&nested, "").unwrap_err(), @"siteAddress: must be an object; siteContacts: must hold at least one element");
+}

@@ -12,7 +12,7 @@ use super::{
     settle_invoice_contact,
 };
 use crate::resources::Document;
-use crate::resources::documents::merged;
+use crate::resources::documents::{WHOLE_BODY, merged};
 use crate::{FieldError, ValidationErrors};
 
 /// Every broken rule of a site body, each once, by its JSON path: every member's kind at every
@@ -25,6 +25,10 @@ pub fn check_site_body(
 ) -> Result<Site, ValidationErrors> {
     let mut errors = ValidationErrors::default();
     let draft = Site::read_json(body, "", &mut errors);
+    if !body.is_object() {
+        // Only that: the members it lacks and the rules across them say nothing more.
+        return Err(errors);
+    }
     let across = across_parts(&draft, mandate);
     match merged(Site::parse(draft, ""), errors) {
         Ok(site) if across.is_empty() => Ok(site),
@@ -133,7 +137,7 @@ pub fn check_site_lines(text: &str, mandates: &KnownMandates) -> Vec<(usize, Fie
                 .unwrap_or_default()
                 .errors
             }
-            Err(error) => vec![FieldError::new("body", format!("not JSON ({error})"))],
+            Err(error) => vec![FieldError::new(WHOLE_BODY, format!("not JSON ({error})"))],
         };
         report.extend(errors.into_iter().map(|error| (number, error)));
     }

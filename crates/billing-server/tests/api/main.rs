@@ -8,6 +8,7 @@ mod support;
 mod api_keys;
 mod audit_events;
 mod authentication;
+mod batch_agreement;
 mod browsers;
 mod charge_groups;
 mod cli;
