@@ -187,7 +187,7 @@ fn read_response(reader: &mut impl BufRead) -> Result<Option<(Response, bool)>, 
     read_response_to(reader, false)
 }
 
-/// As [`read_response`]; the answer to a `HEAD` (`head`) has no body whatever its headers say.
+/// As `read_response`; the answer to a `HEAD` (`head`) has no body whatever its headers say.
 fn read_response_to(
     reader: &mut impl BufRead,
     head: bool,

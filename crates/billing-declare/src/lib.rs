@@ -22,7 +22,7 @@
 //! makes, in the invoking module:
 //!
 //! - a module named after the table with the domain's typed documents: `Draft` (each member
-//!   as given), `Parsed` (once every rule holds; [`billing_domain::resources::Document`]
+//!   as given), `Parsed` (once every rule holds; `billing_domain::resources::Document`
 //!   parses drafts and JSON, naming every broken rule by its JSON path) and `DECLARATION`, the
 //!   plain-data description of the resource;
 //! - a `#[macro_export]` macro named after the table that hands the declaration, in a fixed

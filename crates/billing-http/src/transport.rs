@@ -43,7 +43,7 @@ pub struct ServeOptions {
 /// `HttpServer` serves it (keep-alive 5 s, a request head within 5 s, idle keep-alive
 /// connections closed at once when stopping), but with the HTTP library's own refusals in
 /// problem+json, and SIGINT (Ctrl-C) stopping as gracefully as SIGTERM
-/// ([`stop_on_signals`]). Call it inside an actix system.
+/// (`stop_on_signals`). Call it inside an actix system.
 pub fn serve_api(
     listener: TcpListener,
     options: ServeOptions,

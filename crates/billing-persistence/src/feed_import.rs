@@ -21,7 +21,7 @@ use crate::schema::{
 /// limits on bound values).
 pub const BATCH_ROWS: usize = 1000;
 /// The fewest dialstrings in a feed for which the import may set the table's indexes aside
-/// (see [`set_aside_pays`]).
+/// (see `set_aside_pays`).
 pub const SET_ASIDE_FROM_ROWS: usize = 1000;
 const DIALSTRINGS: &str = "dialstrings";
 

@@ -270,7 +270,7 @@ pub struct Settings {
     #[arg(long, env = "BILLING_TRUSTED_PROXIES")]
     pub trusted_proxies: Option<String>,
     /// Origins whose browser pages may call the API (CORS): comma-separated
-    /// scheme://host[:port], or * for any. Unset: none (browsers refuse cross-origin calls).
+    /// scheme://host or scheme://host:port, or * for any. Unset: none (browsers refuse cross-origin calls).
     #[arg(long, env = "BILLING_CORS_ORIGINS")]
     pub cors_origins: Option<String>,
     /// The failed sign-in window, in seconds.

@@ -1,7 +1,7 @@
 //! A resource served from its declaration (`billing_domain::resources`): `api_resource!` (a
 //! proc macro of `billing_declare`, the one parser of the grammar) derives the record a
 //! response shows, the input a body must be, the field list, filters and sort keys, and the
-//! whole [`Resource`](super::resource::Resource) implementation, merged with the resource's
+//! whole [`Resource`] implementation, merged with the resource's
 //! own `impl Resource` block, which writes only what a declaration cannot say (the checks
 //! that need other stored data: `Resource::check_write` and its kin).
 //!

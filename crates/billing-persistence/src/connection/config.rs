@@ -24,7 +24,7 @@ pub(super) const ACCEPTED_URLS: &str = "postgres://USER@HOST:PORT/DATABASE (or p
 
 impl DatabaseConfig {
     /// The backend and its connection string. Anything but the accepted forms is an error
-    /// naming them ([`ACCEPTED_URLS`]), never a SQLite file of that name: another scheme
+    /// naming them (`ACCEPTED_URLS`), never a SQLite file of that name: another scheme
     /// (`postgress://`, `mysql://`), a PostgreSQL URL that names no database (PostgreSQL would
     /// pick the user's own), or text without a scheme that is not a file path
     /// (`localhost:5432/billing`). A file path starts with `/`, `./` or `../`, or ends in

@@ -26,7 +26,7 @@
 //! table, moved in the writing transaction; on PostgreSQL a sequence per table
 //! (`changes_of_<table>`), advanced by a statement trigger before the writer commits, which is
 //! why a PostgreSQL count is kept by them only when no transaction held a transaction id as
-//! it was taken ([`DataState::quiet`]). Where the counters cannot be read, only the state above keeps
+//! it was taken (`DataState::quiet`). Where the counters cannot be read, only the state above keeps
 //! a count.
 //!
 //! The tokens cost two small prepared statements. The key is the table, the filters, the

@@ -25,7 +25,7 @@ pub fn method_not_allowed(allow: String) -> actix_web::Route {
 /// was tried as a regular expression first: about 30,000 instructions a request, a seventh of
 /// an authenticated GET by id.
 ///
-/// The item is the scope's default service ([`item`]), not a `/{id}` resource: a path
+/// The item is the scope's default service (`item`), not a `/{id}` resource: a path
 /// parameter makes the router run a regular expression on every item request (about 10,000
 /// instructions, a sixth of a get by id), where splitting the rest of the path is a few dozen.
 pub fn register<R: Resource>(config: &mut web::ServiceConfig) {
