@@ -47,7 +47,7 @@ pub enum BodyError {
 pub fn parse(bytes: &[u8], today: NaiveDate) -> Result<Lookup, BodyError> {
     let mut state = State::default();
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let read = BodySeed { state: &mut state }
+    let read = Shaped(BodySeed { state: &mut state })
         .deserialize(&mut deserializer)
         .and_then(|()| deserializer.end());
     if let Err(error) = read {
@@ -207,32 +207,88 @@ impl<'de> de::Deserialize<'de> for Name<'de> {
     }
 }
 
-/// The whole body: an object of `referenceDataSourceId`, `date` and `items`.
-struct BodySeed<'s> {
-    state: &'s mut State,
+/// A part of the body that must have one JSON shape, read by [`Shaped`]: an object (`object`)
+/// or an array (`array`). Any other value is skipped and answered by `wrong_shape`, once.
+trait OneShape<'de>: Sized {
+    /// What the part must be, for serde's own messages.
+    const EXPECTING: &'static str;
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        self.wrong_shape()
+    }
+
+    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.wrong_shape()
+    }
+
+    /// `null`: the wrong shape, unless the part says otherwise.
+    fn null<E: de::Error>(self) -> Result<(), E> {
+        self.wrong_shape()
+    }
+
+    fn wrong_shape<E: de::Error>(self) -> Result<(), E>;
 }
 
-impl<'de> DeserializeSeed<'de> for BodySeed<'_> {
+/// Reads a [`OneShape`] part from whatever value comes.
+struct Shaped<S>(S);
+
+impl<'de, S: OneShape<'de>> DeserializeSeed<'de> for Shaped<S> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for BodySeed<'_> {
+impl<'de, S: OneShape<'de>> Visitor<'de> for Shaped<S> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
+        f.write_str(S::EXPECTING)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        self.0.object(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.0.array(seq)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.0.null()
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.0.wrong_shape()
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.0.wrong_shape()
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.0.wrong_shape()
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.0.wrong_shape()
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.0.wrong_shape()
+    }
+}
+
+/// The whole body: an object of `referenceDataSourceId`, `date` and `items`.
+struct BodySeed<'s> {
+    state: &'s mut State,
+}
+
+impl<'de> OneShape<'de> for BodySeed<'_> {
+    const EXPECTING: &'static str = "a JSON object";
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let state = self.state;
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
             match name.as_ref() {
                 NUMBER_TOKEN => {
                     map.next_value::<IgnoredAny>()?;
-                    return BodySeed { state }.not_an_object();
+                    return BodySeed { state }.wrong_shape();
                 }
                 SOURCE => {
                     state.source = None;
@@ -256,7 +312,7 @@ impl<'de> Visitor<'de> for BodySeed<'_> {
                 "items" => {
                     state.seen_items = true;
                     state.items.clear();
-                    map.next_value_seed(ItemsSeed { state: &mut *state })?;
+                    map.next_value_seed(Shaped(ItemsSeed { state: &mut *state }))?;
                 }
                 other => {
                     state.error(other, "unknown field");
@@ -268,33 +324,8 @@ impl<'de> Visitor<'de> for BodySeed<'_> {
         Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        self.not_an_object()
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.not_an_object()
-    }
-}
-
-impl BodySeed<'_> {
     /// The body is not an object: that is the one thing to say.
-    fn not_an_object<E: de::Error>(self) -> Result<(), E> {
+    fn wrong_shape<E: de::Error>(self) -> Result<(), E> {
         self.state.error("body", "must be a JSON object");
         self.state.seen_items = true;
         self.state.source = Some(0);
@@ -307,21 +338,10 @@ struct ItemsSeed<'s> {
     state: &'s mut State,
 }
 
-impl<'de> DeserializeSeed<'de> for ItemsSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+impl<'de> OneShape<'de> for ItemsSeed<'_> {
+    const EXPECTING: &'static str = "an array of objects";
 
-impl<'de> Visitor<'de> for ItemsSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let state = self.state;
         let mut index = 0;
         loop {
@@ -341,7 +361,7 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
                 state: &mut *state,
                 index,
             };
-            if seq.next_element_seed(seed)?.is_none() {
+            if seq.next_element_seed(Shaped(seed))?.is_none() {
                 break;
             }
             index += 1;
@@ -353,34 +373,14 @@ impl<'de> Visitor<'de> for ItemsSeed<'_> {
         Ok(())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        // An object, or a number (see NUMBER_TOKEN): neither is an array.
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        self.not_an_array()
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.not_an_array()
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.not_an_array()
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.not_an_array()
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.not_an_array()
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.not_an_array()
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+    /// `null` is no list at all: the member is missing.
+    fn null<E: de::Error>(self) -> Result<(), E> {
         self.state.error("items", "is required");
         Ok(())
     }
-}
 
-impl ItemsSeed<'_> {
-    fn not_an_array<E: de::Error>(self) -> Result<(), E> {
+    /// An object (or a number, see `NUMBER_TOKEN`), a string, a boolean: not an array.
+    fn wrong_shape<E: de::Error>(self) -> Result<(), E> {
         self.state.error("items", "must be an array of objects");
         Ok(())
     }
@@ -393,21 +393,10 @@ struct ItemSeed<'s> {
     index: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for ItemSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
+impl<'de> OneShape<'de> for ItemSeed<'_> {
+    const EXPECTING: &'static str = "an object";
 
-impl<'de> Visitor<'de> for ItemSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let ItemSeed { state, index } = self;
         let path = || format!("items[{index}]");
         let mut item = Item::default();
@@ -415,7 +404,7 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
             let (slot, max) = match name.as_ref() {
                 NUMBER_TOKEN => {
                     map.next_value::<IgnoredAny>()?;
-                    return ItemSeed { state, index }.not_an_object();
+                    return ItemSeed { state, index }.wrong_shape();
                 }
                 DIALLED_NUMBER => (&mut item.dialled_number, MAX_NUMBER_CHARS),
                 CALL_CLASS => (&mut item.call_class, MAX_TEXT_CHARS),
@@ -441,36 +430,12 @@ impl<'de> Visitor<'de> for ItemSeed<'_> {
         Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        self.not_an_object()
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.not_an_object()
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.not_an_object()
-    }
-}
-
-impl ItemSeed<'_> {
-    fn not_an_object<E: de::Error>(self) -> Result<(), E> {
+    fn wrong_shape<E: de::Error>(self) -> Result<(), E> {
         self.state
             .error(format!("items[{}]", self.index), "must be an object");
         Ok(())
     }
 }
+
 #[cfg(test)]
 mod tests;
