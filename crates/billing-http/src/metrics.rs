@@ -181,10 +181,27 @@ fn histogram(
     let _ = writeln!(text, "{name}_count{} {total}", braces(labels));
 }
 
+/// The methods counted by name; any other (a client may send any token as a method, each one
+/// new) is counted as `OTHER`, so the series stay a fixed set whatever clients send.
+const KNOWN_METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
+];
+
+/// `method` as a label (and in the log): itself when known, else `OTHER`.
+pub fn method_label(method: &str) -> &'static str {
+    KNOWN_METHODS
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("OTHER")
+}
+
 impl Metrics {
     /// Counts one answered request: the one lock, no allocation once this method, route and
-    /// status have been seen.
+    /// status have been seen. The route is a pattern (`/v1/sites/{id}`, `unmatched`) and the
+    /// method one of a fixed set, so what is kept does not grow with what clients send.
     pub fn record(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
+        let method = method_label(method);
         let seconds = elapsed.as_secs_f64();
         let bucket = BUCKETS
             .iter()
@@ -526,6 +543,19 @@ mod tests {
         # TYPE process_start_time_seconds gauge
         process_start_time_seconds 1795000000.5
         "#);
+    }
+
+    #[test]
+    fn invented_methods_share_one_series() {
+        let metrics = Metrics::default();
+        for index in 0..1000 {
+            let invented = format!("X{index}{}", "Y".repeat(1000));
+            metrics.record(&invented, "/health/live", 405, Duration::from_micros(50));
+        }
+        metrics.record("GET", "/health/live", 200, Duration::from_micros(50));
+        let requests = metrics.requests.lock().expect("lock");
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["GET", "OTHER"]);
+        assert_eq!(requests["OTHER"]["/health/live"].statuses[&405], 1000);
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub async fn middleware(
     }
     tracing::info!(
         request_id = %request_id,
-        method = %method,
+        method = crate::metrics::method_label(method.as_str()),
         path = %path,
         status = response.status().as_u16(),
         user_id,
