@@ -67,10 +67,14 @@ impl From<ApiKeyRow> for ApiKey {
     }
 }
 
+/// An API key's name: text as every declared member's (docs/api.md "Everywhere").
+type KeyName = billing_domain::kinds::Text<1, 100>;
+
 #[derive(Debug, Clone, Deserialize, garde::Validate)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApiKeyInput {
-    #[garde(length(chars, min = 1, max = 100))]
+    /// The kind's rule, as a declared member's: 1 to 100 characters, no control characters.
+    #[garde(custom(crate::machinery::kinds::required::<KeyName>))]
     pub name: String,
     #[serde(default)]
     #[garde(inner(range(min = 1)))]
@@ -139,7 +143,7 @@ impl Resource for ApiKeys {
         .not_null(),
         Field::required(
             "name",
-            FieldType::Text { min: 1, max: 100 },
+            <KeyName as crate::machinery::kinds::ApiKind>::FIELD_TYPE,
             "What the key is for (shown in listings).",
         ),
         Field::optional(

@@ -14,13 +14,17 @@ use crate::state::AppState;
 /// The longest password a sign-in accepts (longer is 400 before any hashing work).
 pub const SIGN_IN_PASSWORD_MAX_CHARS: usize = 1024;
 
+/// A sign-in's username and brand: text as every declared member's (1 to 100 characters, no
+/// control characters), so nothing a database refuses (a NUL) reaches one.
+type SignInText = billing_domain::kinds::Text<1, 100>;
+
 #[derive(Debug, Deserialize, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct AuthenticateRequest {
     #[serde(default)]
-    #[garde(inner(length(chars, min = 1, max = 100)))]
+    #[garde(inner(custom(crate::machinery::kinds::required::<SignInText>)))]
     pub brand: Option<String>,
-    #[garde(length(chars, min = 1, max = 100))]
+    #[garde(custom(crate::machinery::kinds::required::<SignInText>))]
     pub username: String,
     #[garde(skip)]
     pub password: Secret,

@@ -130,6 +130,12 @@ api_test! {
         create_key(&app, &token, json!({ "name": "none", "roles": [] })).assert_problem(400);
         create_key(&app, &token, json!({ "name": "odd", "roles": ["NOT_A_ROLE"] })).assert_problem(400);
         create_key(&app, &token, json!({ "roles": ["CUSTOMER_MANAGER"] })).assert_problem(400);
+        // A name is text as every member's: no NUL (PostgreSQL refuses it), no control character.
+        for name in ["a\u{0}b", "a\u{1}b", "a\u{202e}b"] {
+            let reply = create_key(&app, &token, json!({ "name": name }));
+            reply.assert_problem(400);
+            assert_eq!(reply.error_fields(), vec!["name"], "{name:?}");
+        }
         // A role the user loses is lost by the key too; one regained is back.
         let (_, wide) = new_key(&app, &token, json!({ "name": "both" }));
         assert_eq!(app.post_as(&wide, CATEGORY, category("Wide")).status, 201);

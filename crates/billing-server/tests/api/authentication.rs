@@ -70,6 +70,10 @@ api_test! {
         assert_eq!(sign_in(&app, json!({ "username": "", "password": ADMIN_PASSWORD })).error_fields(), vec!["username"]);
         assert_eq!(sign_in(&app, json!({ "username": "admin", "password": "" })).error_fields(), vec!["password"]);
         assert_eq!(sign_in(&app, json!({ "username": "admin", "password": "p".repeat(1025) })).error_fields(), vec!["password"]);
+        // Text as every member's: a NUL (which PostgreSQL refuses) or another control character
+        // is 400 naming the member, on both backends, never 500.
+        assert_eq!(sign_in(&app, json!({ "username": "ad\u{0}min", "password": ADMIN_PASSWORD })).error_fields(), vec!["username"]);
+        assert_eq!(sign_in(&app, json!({ "brand": "b\u{7}", "username": "admin", "password": ADMIN_PASSWORD })).error_fields(), vec!["brand"]);
         let broken = app.send("POST", "/v1/authenticate", None, &[], Some(("application/json", "{\"username\":".into())));
         broken.assert_problem(400);
         let form = app.send("POST", "/v1/authenticate", None, &[], Some(("text/plain", "{}".into())));
