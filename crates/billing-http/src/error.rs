@@ -306,6 +306,14 @@ impl ResponseError for ApiError {
         };
         let mut response = HttpResponse::build(self.0.status);
         response.content_type("application/problem+json");
+        if matches!(
+            self.0.status,
+            StatusCode::REQUEST_TIMEOUT | StatusCode::PAYLOAD_TOO_LARGE
+        ) {
+            // The body was not read whole: the connection is closed after the answer, or the
+            // HTTP library would go on reading (a chunked body trickling in) to reuse it.
+            response.force_close();
+        }
         if let Some(allow) = &self.0.allow {
             response.insert_header((header::ALLOW, allow.as_str()));
         }

@@ -2,11 +2,16 @@
 //! attached to the one log line per request and to every error body. The log line also names
 //! the caller (`user_id`, when a bearer token named one) and the time taken in milliseconds.
 
-use actix_web::body::MessageBody;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use std::cell::Cell;
+use actix_web::web::Bytes;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Set by the item handler of a resource (`machinery::handlers`, reached as its scope's default
@@ -52,6 +57,26 @@ pub struct RequestContext {
     pub path: String,
     /// The caller's user id, once a bearer token named one (for the request's log line).
     pub user_id: Cell<Option<i64>>,
+    /// A body given up before its end (408, 413, 415), held until the answer is sent.
+    unread_body: UnreadBody,
+}
+
+/// A request body given up before its end. Held until the answer is sent, it makes the HTTP
+/// library close the connection after the answer: dropped, a chunked body would be read on
+/// (drained) for as long as the client trickles it.
+#[derive(Clone, Default)]
+struct UnreadBody(Rc<RefCell<Option<actix_web::web::Payload>>>);
+
+impl std::fmt::Debug for UnreadBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UnreadBody")
+    }
+}
+
+/// Hands over a body the request gave up before its end (see [`UnreadBody`]); outside a
+/// request it is dropped.
+pub fn keep_unread_body(payload: actix_web::web::Payload) {
+    let _ = CONTEXT.try_with(|context| *context.unread_body.0.borrow_mut() = Some(payload));
 }
 
 tokio::task_local! {
@@ -95,7 +120,9 @@ pub async fn middleware(
         request_id: request_id_from(&request),
         path: request.path().to_owned(),
         user_id: Cell::new(None),
+        unread_body: UnreadBody::default(),
     };
+    let unread_body = context.unread_body.clone();
     let method = request.method().clone();
     let request_id = context.request_id.clone();
     let path = context.path.clone();
@@ -154,7 +181,43 @@ pub async fn middleware(
         elapsed_ms = milliseconds(started.elapsed()),
         "request"
     );
-    Ok(response)
+    // A body given up before its end lives in the answer until the answer's last byte is
+    // written: the HTTP library then sees it unread and closes the connection.
+    let unread = unread_body.0.borrow_mut().take();
+    Ok(response.map_body(|_, body| AnswerBody { body, unread }))
+}
+
+/// An answer's body, holding the request body given up before its end (if any) until the
+/// answer is written.
+pub struct AnswerBody {
+    body: BoxBody,
+    unread: Option<actix_web::web::Payload>,
+}
+
+impl MessageBody for AnswerBody {
+    type Error = <BoxBody as MessageBody>::Error;
+
+    fn size(&self) -> BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_next(cx)
+    }
+
+    fn try_into_bytes(self) -> Result<Bytes, Self> {
+        match self.unread {
+            // Written at once, the answer would let the body go before the library looks.
+            Some(_) => Err(self),
+            None => self
+                .body
+                .try_into_bytes()
+                .map_err(|body| AnswerBody { body, unread: None }),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -355,6 +355,21 @@ pub async fn read_body(
     limit: usize,
     timeout: std::time::Duration,
 ) -> Result<Vec<u8>, ApiError> {
+    let read = read_whole_body(request, &mut payload, kind, limit, timeout).await;
+    if read.is_err() {
+        // Given up before its end: the connection closes after the answer.
+        crate::request_context::keep_unread_body(payload);
+    }
+    read
+}
+
+async fn read_whole_body(
+    request: &HttpRequest,
+    payload: &mut web::Payload,
+    kind: BodyKind,
+    limit: usize,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, ApiError> {
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)

@@ -537,7 +537,9 @@ api_test! {
             &[],
             Some(("application/json", serde_json::json!({ "username": "ad\u{0}min", "password": "whatever-password" }).to_string())),
         );
-        sign_in.assert_problem(401);
+        // Text as every member's (the free-text kind): 400 naming the username, never 500.
+        sign_in.assert_problem(400);
+        assert_eq!(sign_in.error_fields(), vec!["username"]);
     }
 }
 

@@ -115,6 +115,37 @@ api_test! {
         assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
     }
 
+    fn a_chunked_body_that_trickles_is_refused_and_its_connection_closed(app, settings => settings.body_timeout_seconds = 1) {
+        let address = app.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+        let head = format!(
+            "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+            app.admin_token
+        );
+        stream.write_all(head.as_bytes()).expect("head");
+        let started = Instant::now();
+        // One byte every 200 ms for up to 8 s: the server must answer and hang up long before.
+        let mut writer = stream.try_clone().expect("clone");
+        let trickle = std::thread::spawn(move || {
+            while started.elapsed() < Duration::from_secs(8) {
+                if writer.write_all(b"1\r\n \r\n").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let closed_after = started.elapsed();
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
+        assert!(closed_after < Duration::from_secs(5), "the connection stayed open {closed_after:?}");
+        trickle.join().expect("trickle");
+        assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
+    }
+
     fn a_restricted_user_cannot_change_or_remove_a_run_of_another_owners_sites(app) {
         let w = world(&app);
         let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
