@@ -158,9 +158,16 @@ pub async fn middleware(
     let (mut head, body) = response.into_parts();
     let bytes = match body.try_into_bytes() {
         Ok(bytes) => bytes,
-        Err(body) => {
-            return Ok(ServiceResponse::new(request, head.set_body(body)));
-        }
+        // A sized body that streams its buffer (a list page holding its share of the list
+        // budget until it is taken): read whole, it is the same bytes.
+        Err(body) => match actix_web::body::to_bytes(body).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                return Err(actix_web::error::ErrorInternalServerError(
+                    error.to_string(),
+                ));
+            }
+        },
     };
     let encoded = if bytes.len() >= BLOCKING_FROM_BYTES {
         let bytes = bytes.clone();

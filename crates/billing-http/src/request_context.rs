@@ -73,7 +73,7 @@ impl std::fmt::Debug for UnreadBody {
     }
 }
 
-/// Hands over a body the request gave up before its end (see [`UnreadBody`]); outside a
+/// Hands over a body the request gave up before its end (see `UnreadBody`); outside a
 /// request it is dropped.
 pub fn keep_unread_body(payload: actix_web::web::Payload) {
     let _ = CONTEXT.try_with(|context| *context.unread_body.0.borrow_mut() = Some(payload));

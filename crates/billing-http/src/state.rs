@@ -37,4 +37,6 @@ pub struct AppState {
     pub trusted_proxies: crate::machinery::proxies::TrustedProxies,
     /// The origins browsers may call the API from (`BILLING_CORS_ORIGINS`; none: CORS off).
     pub cors: crate::cors::CorsOrigins,
+    /// What the list pages being built may hold at once (`BILLING_LIST_MEMORY_BYTES`).
+    pub list_budget: crate::machinery::list_budget::ListBudget,
 }

@@ -48,6 +48,7 @@ fn state(name: &str) -> (web::Data<AppState>, std::path::PathBuf) {
         trusted_proxies: billing_http::machinery::proxies::TrustedProxies::parse("")
             .expect("no proxies"),
         cors: billing_http::cors::CorsOrigins::parse("").expect("no origins"),
+        list_budget: Default::default(),
     });
     (state, directory)
 }

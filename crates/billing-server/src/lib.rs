@@ -168,6 +168,9 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
         rating,
         trusted_proxies,
         cors,
+        list_budget: billing_http::machinery::list_budget::ListBudget::new(
+            settings.list_memory_bytes,
+        ),
     }))
 }
 

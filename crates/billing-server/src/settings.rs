@@ -283,6 +283,10 @@ pub struct Settings {
     /// last (a body trickled slower is refused with 408 and the connection closed).
     #[arg(long, env = "BILLING_BODY_TIMEOUT_SECONDS", default_value_t = 30)]
     pub body_timeout_seconds: u64,
+    /// The most the list pages being built may hold at once, in bytes, each page counted at
+    /// its worst case from the declaration; lists past it wait their turn.
+    #[arg(long, env = "BILLING_LIST_MEMORY_BYTES", default_value_t = billing_http::machinery::list_budget::DEFAULT_BYTES)]
+    pub list_memory_bytes: usize,
     /// HTTP worker threads (0: one per core).
     #[arg(long, env = "BILLING_WORKERS", default_value_t = 0)]
     pub workers: usize,

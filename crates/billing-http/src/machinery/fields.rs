@@ -274,3 +274,56 @@ impl Field {
         self
     }
 }
+
+/// The bytes of JSON a record of `fields` takes at most, from their documented bounds: every
+/// member present at its longest, text at 4 bytes a character (UTF-8, or an escape), lists
+/// at their `maxItems`. What a page may hold is counted from it (`list_budget`).
+pub fn max_json_bytes(fields: &[Field]) -> usize {
+    let members: usize = fields
+        .iter()
+        .filter(|field| field.access != Access::WriteOnly)
+        .map(|field| {
+            let name = field.name.len() + 4;
+            let items = field.max_items.unwrap_or(LIST_ITEMS_UNDOCUMENTED);
+            name + match field.field_type {
+                FieldType::Array(element) => items * (value_bytes(element) + 1) + 2,
+                FieldType::ObjectList(members) => items * (max_json_bytes(members) + 1) + 2,
+                other => value_bytes(&other),
+            }
+        })
+        .sum();
+    members + 2
+}
+
+/// A list without a documented `maxItems` is counted as this many elements (the service's
+/// bound on owned lists).
+const LIST_ITEMS_UNDOCUMENTED: usize = 100;
+
+/// An audit event's `before` or `after`: a record's JSON form, counted as the largest one.
+const RECORD_STATE_BYTES: usize = 256 * 1024;
+
+fn value_bytes(field_type: &FieldType) -> usize {
+    match *field_type {
+        FieldType::Text { max, .. }
+        | FieldType::Letters { max, .. }
+        | FieldType::Digits { max, .. }
+        | FieldType::Pattern { max, .. }
+        | FieldType::Email { max } => max as usize * 4 + 2,
+        FieldType::Enum(values) | FieldType::Codes(_, values) => {
+            values.iter().map(|value| value.len()).max().unwrap_or(0) + 2
+        }
+        FieldType::Object(members) => max_json_bytes(members),
+        FieldType::ObjectList(members) => {
+            LIST_ITEMS_UNDOCUMENTED * (max_json_bytes(members) + 1) + 2
+        }
+        FieldType::Array(element) => LIST_ITEMS_UNDOCUMENTED * (value_bytes(element) + 1) + 2,
+        FieldType::Json => RECORD_STATE_BYTES,
+        // Numbers, dates, times and booleans.
+        FieldType::Id
+        | FieldType::Integer { .. }
+        | FieldType::Decimal { .. }
+        | FieldType::Date
+        | FieldType::DateTime
+        | FieldType::Boolean => 40,
+    }
+}

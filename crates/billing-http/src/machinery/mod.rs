@@ -9,6 +9,7 @@ pub mod handlers;
 pub mod idempotency;
 pub mod kinds;
 pub mod list;
+pub mod list_budget;
 pub mod members;
 pub mod operations;
 pub mod patch;

@@ -396,9 +396,29 @@ fn open_sqlite_for_start(url: &str) -> PersistenceResult<Vec<String>> {
     // WAL and for as long as its migrations take: wait longer than a request would, from the
     // first statement on.
     first.batch_execute(&format!("PRAGMA busy_timeout = {SQLITE_START_BUSY_MS}"))?;
-    first.batch_execute(SQLITE_SETTINGS)?;
+    switch_to_wal(&mut first)?;
     crate::list::register_unicode_lower(&mut first)?;
     first.immediate_transaction(|connection| run_pending(connection, SQLITE_MIGRATIONS))
+}
+
+/// Runs [`SQLITE_SETTINGS`] (the switch of a new file to WAL first). Two processes switching
+/// one new file at once can each hold the lock the other waits for: SQLite then answers
+/// "database is locked" at once instead of waiting, so the switch is tried again, for as long
+/// as the start may wait.
+fn switch_to_wal(connection: &mut diesel::SqliteConnection) -> diesel::QueryResult<()> {
+    let deadline =
+        std::time::Instant::now() + std::time::Duration::from_millis(SQLITE_START_BUSY_MS.into());
+    loop {
+        match connection.batch_execute(SQLITE_SETTINGS) {
+            Err(diesel::result::Error::DatabaseError(_, info))
+                if info.message().contains("database is locked")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            done => return done,
+        }
+    }
 }
 
 /// The claim of the one instance that serves a SQLite database: an exclusive lock on

@@ -146,6 +146,29 @@ api_test! {
         assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
     }
 
+    fn list_pages_past_the_memory_budget_wait_their_turn_and_are_all_served(app, settings => settings.list_memory_bytes = 1) {
+        // A budget of one unit: every page takes all of it, so the eight run one at a time.
+        let w = world(&app);
+        for name in ["One", "Two", "Three"] {
+            create_site(&app, site_body(&w, name));
+        }
+        let barrier = std::sync::Barrier::new(8);
+        let statuses: Vec<(u16, usize)> = std::thread::scope(|scope| {
+            let pages: Vec<_> = (0..8)
+                .map(|_| {
+                    let (app, barrier) = (&app, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        let reply = app.get("/v1/sites?page=1&pageSize=1000");
+                        (reply.status, reply.json().as_array().map_or(0, Vec::len))
+                    })
+                })
+                .collect();
+            pages.into_iter().map(|page| page.join().expect("page")).collect()
+        });
+        assert_eq!(statuses, vec![(200, 3); 8]);
+    }
+
     fn a_restricted_user_cannot_change_or_remove_a_run_of_another_owners_sites(app) {
         let w = world(&app);
         let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));

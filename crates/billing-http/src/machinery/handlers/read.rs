@@ -14,6 +14,15 @@ pub async fn list<R: Resource>(
         params.query.count = stated.unwrap_or_default();
         Ok((pairs, params, stated))
     });
+    // The page's share of what lists may hold at once, kept until its answer is written.
+    let page_size = parsed
+        .as_ref()
+        .ok()
+        .and_then(|(_, params, _)| params.query.page);
+    let share = match page_size {
+        Some(page) => Some(state.list_budget.take(R::FIELDS, page.page_size).await),
+        None => None,
+    };
     let ((records, total), (pairs, params, stated)) = caller
         .read(&state, R::READ, parsed, |c, caller, (_, params, _)| {
             R::list(c, caller, &params.query)
@@ -40,7 +49,10 @@ pub async fn list<R: Resource>(
     if let Some(links) = link_header(&request, &pairs, page, total) {
         response.insert_header((header::LINK, links));
     }
-    Ok(response.content_type("application/json").body(body))
+    drop(records);
+    Ok(response
+        .content_type("application/json")
+        .body(HeldBody { body, share }))
 }
 
 pub async fn exists<R: Resource>(
@@ -111,4 +123,35 @@ pub async fn get<R: Resource>(
             .body(body),
         &R::entity_tag(&record),
     ))
+}
+
+/// A page's JSON, holding its share of the list budget until the last byte is written.
+struct HeldBody {
+    body: Vec<u8>,
+    share: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl actix_web::body::MessageBody for HeldBody {
+    type Error = std::convert::Infallible;
+
+    fn size(&self) -> actix_web::body::BodySize {
+        actix_web::body::BodySize::Sized(self.body.len() as u64)
+    }
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
+        let this = self.get_mut();
+        if this.body.is_empty() && this.share.is_none() {
+            return std::task::Poll::Ready(None);
+        }
+        // Handed over whole; the share goes when the library drops this body, once written.
+        let body = std::mem::take(&mut this.body);
+        if body.is_empty() {
+            this.share = None;
+            return std::task::Poll::Ready(None);
+        }
+        std::task::Poll::Ready(Some(Ok(actix_web::web::Bytes::from(body))))
+    }
 }

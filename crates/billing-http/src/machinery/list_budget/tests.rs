@@ -1,0 +1,50 @@
+use std::time::Duration;
+
+use super::*;
+
+#[test]
+fn every_resources_worst_case_record_is_counted_from_its_declaration() {
+    let sizes: Vec<String> = crate::resources::documentation()
+        .iter()
+        .map(|resource| {
+            format!(
+                "{}: {} bytes",
+                resource.path,
+                max_json_bytes(resource.fields)
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(sizes.join("\n"));
+}
+
+#[tokio::test]
+async fn pages_wait_while_what_they_may_hold_does_not_fit() {
+    let sites = crate::resources::documentation()
+        .into_iter()
+        .find(|resource| resource.path == "sites")
+        .expect("sites")
+        .fields;
+    let budget = ListBudget::new(64 * 1024 * 1024);
+    // A page of 1,000 sites may hold more than the whole budget: it takes all of it.
+    assert_eq!(
+        budget.units_for(sites, 1000) as usize * UNIT,
+        64 * 1024 * 1024
+    );
+    let whole = budget.take(sites, 1000).await;
+    assert_eq!(budget.available_bytes(), 0);
+    // Another page waits for it, then runs.
+    let waiting = budget.take(sites, 10);
+    tokio::pin!(waiting);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), &mut waiting)
+            .await
+            .is_err()
+    );
+    drop(whole);
+    let small = tokio::time::timeout(Duration::from_secs(1), waiting)
+        .await
+        .expect("served once the first page is done");
+    assert!(budget.available_bytes() < 64 * 1024 * 1024);
+    drop(small);
+    assert_eq!(budget.available_bytes(), 64 * 1024 * 1024);
+}
