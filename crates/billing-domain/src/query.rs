@@ -222,7 +222,7 @@ impl PageRequest {
     pub fn parse_page(raw: &str) -> Result<u32, String> {
         match raw.parse::<u32>() {
             Ok(page) if page >= 1 && page <= i32::MAX as u32 && !raw.starts_with('+') => Ok(page),
-            _ => Err("must be an integer >= 1".into()),
+            _ => Err(format!("must be an integer from 1 to {}", i32::MAX)),
         }
     }
 

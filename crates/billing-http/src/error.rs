@@ -171,6 +171,14 @@ impl ApiError {
         )
     }
 
+    /// 415: a request body sent compressed (`Content-Encoding`), which is read as sent.
+    pub fn encoded_body() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the request body must be sent without Content-Encoding (or as identity)",
+        )
+    }
+
     pub fn unsupported_media_type(expected: &str) -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -2,8 +2,9 @@
 //!
 //! actix-http answers a request head it cannot read before any route or middleware runs, with
 //! an empty body: 431 for a head over 128 KiB or of more than 96 headers, 400 for a malformed
-//! line or a request target over 64 KiB (`http::Uri`'s limit). [`ProblemTransport`] wraps each
-//! connection and, when such an answer is written (a 400 or 431 with `content-length: 0`, which
+//! line or a request target over 64 KiB (`http::Uri`'s limit), 408 for a head that takes more
+//! than 5 s to arrive. [`ProblemTransport`] wraps each
+//! connection and, when such an answer is written (a 400, 408 or 431 with `content-length: 0`, which
 //! the service's own answers never are: they all carry a problem+json body), writes a
 //! problem+json answer of the same kind in its place, then the connection closes as before. A
 //! 400 that follows a line longer than the service's own limit on request targets
@@ -187,6 +188,11 @@ fn replacement(head: &[u8], request_line: usize) -> Option<Vec<u8>> {
                 "the request target (path and query string) is longer than {MAX_URI_BYTES} bytes"
             ),
         ),
+        "408" => (
+            408,
+            "Request Timeout",
+            "the request head did not arrive within 5 seconds".to_owned(),
+        ),
         "400" => (
             400,
             "Bad Request",
@@ -308,6 +314,11 @@ mod tests {
         let (line, body) = answer(bare_431, 0).expect("a problem");
         assert_eq!(line, "HTTP/1.1 431 Request Header Fields Too Large");
         assert_eq!(body["status"], 431);
+        // A head trickled past the library's 5 s (`client_request_timeout`).
+        let bare_408 = "HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\ndate: x\r\n\r\n";
+        let (line, body) = answer(bare_408, 10).expect("a problem");
+        assert_eq!(line, "HTTP/1.1 408 Request Timeout");
+        assert_eq!(body["status"], 408);
         let bare_400 =
             "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\ndate: x\r\n\r\n";
         let (line, body) = answer(bare_400, 100).expect("a problem");

@@ -385,6 +385,13 @@ async fn read_whole_body(
     if content_type.as_deref() != Some(kind.media_type()) {
         return Err(ApiError::unsupported_media_type(kind.media_type()));
     }
+    // A body is read as sent: a compressed one would be taken for text that is not JSON, and
+    // a plain one labelled compressed for what it is not.
+    if let Some(coding) = request.headers().get(header::CONTENT_ENCODING)
+        && !coding.as_bytes().eq_ignore_ascii_case(b"identity")
+    {
+        return Err(ApiError::encoded_body());
+    }
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -169,6 +169,45 @@ api_test! {
         assert_eq!(statuses, vec![(200, 3); 8]);
     }
 
+    fn a_head_that_trickles_is_a_problem_too(app) {
+        // The HTTP library's own 408 (a head not read within 5 s) comes as problem+json.
+        let answer = raw(&app, "GET /health/live HTTP/1.1\r\nHost: x\r\n", b"", Duration::from_millis(5500));
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains("application/problem+json") && answer.contains("x-request-id"), "{answer}");
+        assert!(answer.contains("did not arrive within 5 seconds"), "{answer}");
+    }
+
+    fn a_compressed_request_body_is_refused_not_misread(app) {
+        let head = |length: usize| format!(
+            "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n",
+            app.admin_token
+        );
+        let plain = br#"{"name":"Labelled","chargingUnitType":"DURATION","startDate":"2026-01-01"}"#;
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(plain).expect("gzip");
+        let gzip = gzip.finish().expect("gzip");
+        for body in [&plain[..], &gzip[..]] {
+            let answer = raw(&app, &head(body.len()), body, Duration::ZERO);
+            assert!(answer.starts_with("HTTP/1.1 415"), "{answer}");
+            assert!(answer.contains("without Content-Encoding"), "{answer}");
+        }
+        assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
+    }
+
+    fn a_declared_header_sent_twice_is_refused(app) {
+        let w = world(&app);
+        let site = create_site(&app, site_body(&w, "Twice"));
+        let body = r#"[{"op":"add","path":"/endDate","value":"2026-12-31"}]"#;
+        let head = format!(
+            "PATCH /v1/sites/{} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json-patch+json\r\ncascade_end_date: true\r\ncascade_end_date: false\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            site["id"], app.admin_token, body.len()
+        );
+        let answer = raw(&app, &head, body.as_bytes(), Duration::ZERO);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        assert!(answer.contains("\"field\":\"cascade_end_date\"") && answer.contains("sent once"), "{answer}");
+        assert_eq!(app.get(&format!("/v1/sites/{}", site["id"])).json()["endDate"], Value::Null);
+    }
+
     fn a_restricted_user_cannot_change_or_remove_a_run_of_another_owners_sites(app) {
         let w = world(&app);
         let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));

@@ -256,16 +256,20 @@ struct ItemWrite {
     request: WriteRequest,
 }
 
-/// The resource's declared headers the request sent: `true` or `false`, anything else is a
-/// 400 naming the header.
+/// The resource's declared headers the request sent: `true` or `false` once, anything else
+/// (a second value too, which could say the opposite) is a 400 naming the header.
 fn declared_headers<R: Resource>(
     request: &HttpRequest,
 ) -> Result<Vec<(&'static str, bool)>, ApiError> {
     let mut flags = Vec::new();
     for header in R::HEADERS {
-        let Some(value) = request.headers().get(header.name) else {
+        let mut values = request.headers().get_all(header.name);
+        let Some(value) = values.next() else {
             continue;
         };
+        if values.next().is_some() {
+            return Err(ApiError::field(header.name, "the header must be sent once"));
+        }
         let value = match value.to_str() {
             Ok("true") => true,
             Ok("false") => false,
