@@ -5,8 +5,11 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use actix_web::HttpMessage;
 use actix_web::body::{BodySize, BoxBody, MessageBody};
+use actix_web::dev::Payload;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::web::Bytes;
@@ -57,26 +60,35 @@ pub struct RequestContext {
     pub path: String,
     /// The caller's user id, once a bearer token named one (for the request's log line).
     pub user_id: Cell<Option<i64>>,
-    /// A body given up before its end (408, 413, 415), held until the answer is sent.
-    unread_body: UnreadBody,
 }
 
-/// A request body given up before its end. Held until the answer is sent, it makes the HTTP
-/// library close the connection after the answer: dropped, a chunked body would be read on
+/// A request's body as the HTTP library delivers it, held by the middleware for the whole
+/// request: the handler reads it through [`HeldBody`]. Still held when the answer is written,
+/// a body not read to its end (a 401 before it was looked at, a 408, 413 or 415) makes the
+/// library close the connection after the answer; dropped, a chunked body would be read on
 /// (drained) for as long as the client trickles it.
-#[derive(Clone, Default)]
-struct UnreadBody(Rc<RefCell<Option<actix_web::web::Payload>>>);
+#[derive(Clone)]
+struct RequestBody(Rc<RefCell<Payload>>);
 
-impl std::fmt::Debug for UnreadBody {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("UnreadBody")
+/// The handler's view of a [`RequestBody`].
+struct HeldBody(RequestBody);
+
+impl futures_util::Stream for HeldBody {
+    type Item = Result<Bytes, PayloadError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let mut payload = self.0.0.borrow_mut();
+        Pin::new(&mut *payload).poll_next(cx)
     }
 }
 
-/// Hands over a body the request gave up before its end (see `UnreadBody`); outside a
-/// request it is dropped.
-pub fn keep_unread_body(payload: actix_web::web::Payload) {
-    let _ = CONTEXT.try_with(|context| *context.unread_body.0.borrow_mut() = Some(payload));
+/// Whether the request says a body follows (a length above 0, or chunks).
+fn has_body(request: &ServiceRequest) -> bool {
+    let headers = request.headers();
+    headers.contains_key(actix_web::http::header::TRANSFER_ENCODING)
+        || headers
+            .get(actix_web::http::header::CONTENT_LENGTH)
+            .is_some_and(|length| length.as_bytes() != b"0")
 }
 
 tokio::task_local! {
@@ -112,7 +124,7 @@ fn request_id_from(request: &ServiceRequest) -> String {
 }
 
 pub async fn middleware(
-    request: ServiceRequest,
+    mut request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
@@ -120,9 +132,16 @@ pub async fn middleware(
         request_id: request_id_from(&request),
         path: request.path().to_owned(),
         user_id: Cell::new(None),
-        unread_body: UnreadBody::default(),
     };
-    let unread_body = context.unread_body.clone();
+    let body = if has_body(&request) {
+        let held = RequestBody(Rc::new(RefCell::new(request.take_payload())));
+        let stream: Pin<Box<dyn futures_util::Stream<Item = Result<Bytes, PayloadError>>>> =
+            Box::pin(HeldBody(held.clone()));
+        request.set_payload(Payload::from(stream));
+        Some(held)
+    } else {
+        None
+    };
     let method = request.method().clone();
     let request_id = context.request_id.clone();
     let path = context.path.clone();
@@ -181,17 +200,18 @@ pub async fn middleware(
         elapsed_ms = milliseconds(started.elapsed()),
         "request"
     );
-    // A body given up before its end lives in the answer until the answer's last byte is
-    // written: the HTTP library then sees it unread and closes the connection.
-    let unread = unread_body.0.borrow_mut().take();
-    Ok(response.map_body(|_, body| AnswerBody { body, unread }))
+    // The request's body lives in the answer until the answer's last byte is written: if it
+    // was not read to its end, the HTTP library then closes the connection.
+    Ok(response.map_body(|_, answer| AnswerBody {
+        body: answer,
+        request: body,
+    }))
 }
 
-/// An answer's body, holding the request body given up before its end (if any) until the
-/// answer is written.
+/// An answer's body, holding the request's body (if it had one) until the answer is written.
 pub struct AnswerBody {
     body: BoxBody,
-    unread: Option<actix_web::web::Payload>,
+    request: Option<RequestBody>,
 }
 
 impl MessageBody for AnswerBody {
@@ -209,13 +229,13 @@ impl MessageBody for AnswerBody {
     }
 
     fn try_into_bytes(self) -> Result<Bytes, Self> {
-        match self.unread {
+        match self.request {
             // Written at once, the answer would let the body go before the library looks.
             Some(_) => Err(self),
-            None => self
-                .body
-                .try_into_bytes()
-                .map_err(|body| AnswerBody { body, unread: None }),
+            None => self.body.try_into_bytes().map_err(|body| AnswerBody {
+                body,
+                request: None,
+            }),
         }
     }
 }

@@ -2,9 +2,10 @@
 //! own a hundred long elements is legitimately a hundred megabytes; eight such pages at once
 //! would hold gigabytes. Each list takes, before it reads, its worst case from the
 //! declaration (`pageSize` × [`max_json_bytes`] of a record) out of one budget
-//! (`BILLING_LIST_MEMORY_BYTES`, 256 MiB by default) and gives it back once its answer is
-//! written; a list whose worst case passes the whole budget takes all of it, so it runs
-//! alone. Lists wait their turn (first come, first served) instead of being refused.
+//! (`BILLING_LIST_MEMORY_BYTES`, 256 MiB by default) and gives it back once the connection
+//! takes its answer (a client that stops reading holds its own answer, never the others'
+//! turn); a list whose worst case passes the whole budget takes all of it, so it runs alone.
+//! Lists wait their turn (first come, first served) instead of being refused.
 
 use std::sync::Arc;
 

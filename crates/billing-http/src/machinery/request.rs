@@ -355,12 +355,9 @@ pub async fn read_body(
     limit: usize,
     timeout: std::time::Duration,
 ) -> Result<Vec<u8>, ApiError> {
-    let read = read_whole_body(request, &mut payload, kind, limit, timeout).await;
-    if read.is_err() {
-        // Given up before its end: the connection closes after the answer.
-        crate::request_context::keep_unread_body(payload);
-    }
-    read
+    // A body given up before its end closes the connection after the answer
+    // (`request_context`, which holds every request's body).
+    read_whole_body(request, &mut payload, kind, limit, timeout).await
 }
 
 async fn read_whole_body(

@@ -146,6 +146,44 @@ api_test! {
         assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
     }
 
+    fn a_body_never_looked_at_does_not_hold_its_connection(app) {
+        // Refused before its body is read (401): the connection closes after the answer
+        // instead of reading on for as long as the client trickles chunks.
+        let address = app.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+        stream
+            .write_all(b"POST /v1/billing-cycles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            .expect("head");
+        let started = Instant::now();
+        let mut writer = stream.try_clone().expect("clone");
+        let trickle = std::thread::spawn(move || {
+            while started.elapsed() < Duration::from_secs(8) {
+                if writer.write_all(b"1\r\na\r\n").is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let closed_after = started.elapsed();
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+        assert!(closed_after < Duration::from_secs(5), "the connection stayed open {closed_after:?}");
+        trickle.join().expect("trickle");
+        // A body read whole keeps the connection for the next request (keep-alive).
+        let body = r#"{"name":"Kept"}"#;
+        let request = format!(
+            "POST /v1/billing-cycles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            app.admin_token,
+            body.len()
+        );
+        let answer = raw(&app, &request, b"", Duration::ZERO);
+        assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+        assert_eq!(answer.matches("HTTP/1.1 ").count(), 2, "{answer}");
+    }
+
     fn list_pages_past_the_memory_budget_wait_their_turn_and_are_all_served(app, settings => settings.list_memory_bytes = 1) {
         // A budget of one unit: every page takes all of it, so the eight run one at a time.
         let w = world(&app);

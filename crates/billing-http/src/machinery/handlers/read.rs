@@ -14,7 +14,7 @@ pub async fn list<R: Resource>(
         params.query.count = stated.unwrap_or_default();
         Ok((pairs, params, stated))
     });
-    // The page's share of what lists may hold at once, kept until its answer is written.
+    // The page's share of what lists may hold at once, kept until the connection takes its answer.
     let page_size = parsed
         .as_ref()
         .ok()
@@ -125,7 +125,8 @@ pub async fn get<R: Resource>(
     ))
 }
 
-/// A page's JSON, holding its share of the list budget until the last byte is written.
+/// A page's JSON, holding its share of the list budget until the connection takes it: a
+/// client that stops reading then holds its own answer, never every other list's turn.
 struct HeldBody {
     body: Vec<u8>,
     share: Option<tokio::sync::OwnedSemaphorePermit>,
@@ -143,15 +144,8 @@ impl actix_web::body::MessageBody for HeldBody {
         _: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
         let this = self.get_mut();
-        if this.body.is_empty() && this.share.is_none() {
-            return std::task::Poll::Ready(None);
-        }
-        // Handed over whole; the share goes when the library drops this body, once written.
+        this.share = None;
         let body = std::mem::take(&mut this.body);
-        if body.is_empty() {
-            this.share = None;
-            return std::task::Poll::Ready(None);
-        }
-        std::task::Poll::Ready(Some(Ok(actix_web::web::Bytes::from(body))))
+        std::task::Poll::Ready((!body.is_empty()).then(|| Ok(actix_web::web::Bytes::from(body))))
     }
 }
