@@ -2,6 +2,25 @@
 
 billing_domain::inventory_items!(crate::stored_resource);
 
+/// The first items of site `site_id` (up to `limit`, by id) that start after `date`: ending
+/// them on `date` would end them before they start.
+pub fn starting_after(
+    connection: &mut crate::DbConnection,
+    site_id: i64,
+    date: chrono::NaiveDate,
+    limit: i64,
+) -> crate::error::PersistenceResult<Vec<(i64, chrono::NaiveDate)>> {
+    use crate::schema::inventory_items as table;
+    use diesel::prelude::*;
+    Ok(table::table
+        .filter(table::site_id.eq(site_id))
+        .filter(table::start_date.gt(date))
+        .select((table::id, table::start_date))
+        .order(table::id)
+        .limit(limit)
+        .load(connection)?)
+}
+
 /// Ends every inventory item of `site_id` that ends after `end_date`, or never, on
 /// `end_date` (a site's cascaded end date), moving their versions; gives each changed item as
 /// it was before and after.

@@ -112,6 +112,19 @@ impl Resource for Sites {
                 "true needs the patch to set an end date (an add or replace of /endDate)",
             ));
         };
+        // An item that starts after the end date cannot end on it: the write is refused
+        // whole rather than leaving an item that ends before it starts.
+        let late = inventory_items::starting_after(connection, record.id, end_date, 10)?;
+        if !late.is_empty() {
+            let items: Vec<String> = late
+                .iter()
+                .map(|(id, start)| format!("inventory item {id} (from {start})"))
+                .collect();
+            return Err(ApiError::conflict(format!(
+                "cascade_end_date: {} starts after the end date {end_date}; end or remove it first",
+                items.join(", ")
+            )));
+        }
         let writer = Writer {
             caller: caller.clone(),
             request_id: options.request_id.clone(),

@@ -154,6 +154,17 @@ api_test! {
         assert_eq!(item_end(&open), "2026-05-31");
         assert_eq!(item_end(&later), "2026-05-31");
         assert_eq!(item_end(&earlier), "2026-03-01");
+        // An item that starts after the new end date cannot end on it: 409 naming it, and the
+        // whole patch is undone (the site keeps its end date, no item changes).
+        let future = app.create("/v1/inventory-items", json!({ "siteId": site["id"], "productCode": "LATE", "startDate": "2026-09-01" }));
+        let refused = patch_with_headers(&app, &path, &[("cascade_end_date", "true")],
+            json!([{ "op": "replace", "path": "/endDate", "value": "2026-04-30" }]));
+        let problem = refused.assert_problem(409);
+        assert!(problem["detail"].as_str().expect("detail").contains(&format!("inventory item {} (from 2026-09-01)", future["id"])), "{problem}");
+        assert_eq!(app.get(&path).json()["endDate"], "2026-05-31");
+        assert_eq!(item_end(&open), "2026-05-31");
+        assert_eq!(item_end(&future), Value::Null);
+        app.delete(&format!("/v1/inventory-items/{}", future["id"]));
         // Each cascaded item leaves its own audit event, in the site patch's request.
         let events = app.get("/v1/audit-events?page=1&pageSize=10&resource=inventory-items&action=UPDATE&sort=id").json();
         assert_eq!(events.as_array().expect("events").len(), 2, "{events}");
