@@ -102,6 +102,36 @@ pub fn name_mandate(
     .get_result(connection)?)
 }
 
+/// The sites whose invoice details name the mandate `(provider, reference)`.
+pub fn naming_mandate(
+    connection: &mut crate::DbConnection,
+    provider: &str,
+    reference: &str,
+) -> crate::error::PersistenceResult<Vec<i64>> {
+    use crate::schema::site_invoice_details as details;
+    use diesel::prelude::*;
+    Ok(details::table
+        .filter(details::payment_method.eq(provider))
+        .filter(details::mandate_reference.eq(reference))
+        .select(details::site_id)
+        .distinct()
+        .load(connection)?)
+}
+
+/// The sites that hold a value of custom field definition `definition_id`.
+pub fn using_custom_field(
+    connection: &mut crate::DbConnection,
+    definition_id: i64,
+) -> crate::error::PersistenceResult<Vec<i64>> {
+    use crate::schema::site_assigned_custom_fields as fields;
+    use diesel::prelude::*;
+    Ok(fields::table
+        .filter(fields::custom_field_definition_id.eq(definition_id))
+        .select(fields::site_id)
+        .distinct()
+        .load(connection)?)
+}
+
 /// The contract owner of each of `ids` that exists, through its customer (one query per
 /// [`MAX_IN_LIST`](crate::MAX_IN_LIST) ids).
 pub fn contract_owners_of(

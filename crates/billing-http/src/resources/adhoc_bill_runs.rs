@@ -28,7 +28,7 @@ impl Resource for AdhocBillRuns {
         current: &Record,
     ) -> ApiResult<()> {
         let sites: Vec<i64> = current.site_ids.clone();
-        check_sites_in_scope(connection, caller, &sites, |site| {
+        super::common::check_sites_in_scope(connection, caller, &sites, |site| {
             format!(
                 "ad hoc bill run {} bills site {site} of a contract owner you are not allowed to see; only a user allowed every site of the run may change or delete it",
                 current.id
@@ -57,33 +57,11 @@ impl Resource for AdhocBillRuns {
         }
         // A missing site is the declared reference check's 400.
         let sites: Vec<i64> = input.site_ids.iter().map(|site| site.0).collect();
-        check_sites_in_scope(connection, caller, &sites, |site| {
+        super::common::check_sites_in_scope(connection, caller, &sites, |site| {
             let index = sites.iter().position(|id| *id == site).unwrap_or_default();
             format!(
                 "{field}[{index}]: site {site} belongs to a contract owner you are not allowed to see"
             )
         })
-    }
-}
-
-/// 403 (worded by `refusal`) for the first of `sites` outside a restricted caller's contract
-/// owners; one query for all of them.
-fn check_sites_in_scope(
-    connection: &mut DbConnection,
-    caller: &AuthenticatedUser,
-    sites: &[i64],
-    refusal: impl Fn(i64) -> String,
-) -> ApiResult<()> {
-    if caller.contract_owners.is_all() || sites.is_empty() {
-        return Ok(());
-    }
-    let outside = billing_persistence::sites::contract_owners_of(connection, sites)?
-        .into_iter()
-        .filter(|(_, owner)| !caller.contract_owners.allows(*owner))
-        .map(|(site, _)| site)
-        .min_by_key(|site| sites.iter().position(|id| id == site));
-    match outside {
-        Some(site) => Err(ApiError::forbidden(refusal(site))),
-        None => Ok(()),
     }
 }

@@ -3,7 +3,10 @@
 use crate::error::ApiError;
 use billing_domain::query::FilterKind;
 
-use crate::machinery::resource::{Field, FieldType, FilterParam, missing_reference};
+use billing_auth::AuthenticatedUser;
+use billing_persistence::DbConnection;
+
+use crate::machinery::resource::{ApiResult, Field, FieldType, FilterParam, missing_reference};
 
 pub const ID: Field = Field::read_only("id", FieldType::Id, "Internal identifier.");
 
@@ -25,3 +28,25 @@ pub fn require_reference(found: bool, field: &str, noun: &str, id: i64) -> Resul
 #[derive(Debug, Clone, serde::Deserialize, garde::Validate)]
 #[serde(deny_unknown_fields)]
 pub struct NoInput {}
+
+/// 403 (worded by `refusal`) for the first of `sites` outside a restricted caller's contract
+/// owners; one query for all of them.
+pub fn check_sites_in_scope(
+    connection: &mut DbConnection,
+    caller: &AuthenticatedUser,
+    sites: &[i64],
+    refusal: impl Fn(i64) -> String,
+) -> ApiResult<()> {
+    if caller.contract_owners.is_all() || sites.is_empty() {
+        return Ok(());
+    }
+    let outside = billing_persistence::sites::contract_owners_of(connection, sites)?
+        .into_iter()
+        .filter(|(_, owner)| !caller.contract_owners.allows(*owner))
+        .map(|(site, _)| site)
+        .min_by_key(|site| sites.iter().position(|id| id == site));
+    match outside {
+        Some(site) => Err(ApiError::forbidden(refusal(site))),
+        None => Ok(()),
+    }
+}

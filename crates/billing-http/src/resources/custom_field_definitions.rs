@@ -16,6 +16,25 @@ pub struct CustomFieldDefinitions;
     storage: billing_persistence::custom_field_definitions,
 )]
 impl Resource for CustomFieldDefinitions {
+    /// A user limited to contract owners changes only definitions that no other owner's sites
+    /// use (those sites show its label).
+    fn check_change(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        if caller.contract_owners.is_all() {
+            return Ok(());
+        }
+        let using = billing_persistence::sites::using_custom_field(connection, current.id)?;
+        super::common::check_sites_in_scope(connection, caller, &using, |site| {
+            format!(
+                "custom field definition {} is used by site {site}, of a contract owner you are not allowed to see",
+                current.id
+            )
+        })
+    }
+
     /// Sites show the definition's label with their values: a new label reaches them.
     fn written(
         connection: &mut DbConnection,

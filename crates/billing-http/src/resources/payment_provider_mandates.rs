@@ -18,6 +18,26 @@ pub struct PaymentProviderMandates;
     storage: billing_persistence::payment_provider_mandates,
 )]
 impl Resource for PaymentProviderMandates {
+    /// A user limited to contract owners changes only mandates that no other owner's sites
+    /// name (those sites show its status, and their rules read it).
+    fn check_change(
+        connection: &mut DbConnection,
+        caller: &AuthenticatedUser,
+        current: &Record,
+    ) -> ApiResult<()> {
+        if caller.contract_owners.is_all() {
+            return Ok(());
+        }
+        let naming =
+            sites::naming_mandate(connection, &current.provider, &current.mandate_reference)?;
+        super::common::check_sites_in_scope(connection, caller, &naming, |site| {
+            format!(
+                "payment provider mandate {} is named by site {site}, of a contract owner you are not allowed to see",
+                current.id
+            )
+        })
+    }
+
     /// A mandate that sites name keeps its provider and reference.
     fn check_write(
         connection: &mut DbConnection,

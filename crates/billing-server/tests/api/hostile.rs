@@ -246,6 +246,32 @@ api_test! {
         assert_eq!(app.get(&format!("/v1/sites/{}", site["id"])).json()["endDate"], Value::Null);
     }
 
+    fn a_restricted_user_cannot_change_a_mandate_or_field_another_owners_sites_use(app) {
+        let w = world(&app);
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        // Owner w's site names mandate MB-1 and holds a value of field w.field.
+        let mut body = site_body(&w, "Theirs");
+        body["siteInvoiceDetails"]["paymentMethod"] = json!("PROVIDER_B");
+        body["siteInvoiceDetails"]["mandateReference"] = json!("MB-1");
+        body["assignedCustomFields"] = json!([{ "customFieldDefinitionId": w.field, "value": "CC-1" }]);
+        create_site(&app, body);
+        let mandates = app.get("/v1/payment-provider-mandates?page=1&pageSize=10&mandateReference=MB-1").json();
+        let used = format!("/v1/payment-provider-mandates/{}", mandates[0]["id"]);
+        let unused = app.create("/v1/payment-provider-mandates", json!({ "provider": "PROVIDER_C", "mandateReference": "MC-9", "status": "active", "thirdPartyCustomerReference": "TP-9" }));
+        let spare = app.create("/v1/custom-field-definitions", json!({ "label": "Spare" }));
+        let token = restricted(&app, "rival", &["CUSTOMER_MANAGER", "BILLING_MANAGER"], &[rival_owner]);
+        let status = json!([{ "op": "replace", "path": "/status", "value": "Cancelled" }]);
+        let label = json!([{ "op": "replace", "path": "/label", "value": "Taken" }]);
+        app.patch_as(&token, &used, status.clone()).assert_problem(403);
+        send_as(&app, &token, "DELETE", &used, None).assert_problem(403);
+        app.patch_as(&token, &format!("/v1/custom-field-definitions/{}", w.field), label.clone()).assert_problem(403);
+        assert_eq!(app.get(&used).json()["status"], "Active", "nothing changed");
+        // What no other owner's site uses, they may change; an unrestricted user changes all.
+        assert_eq!(app.patch_as(&token, &format!("/v1/payment-provider-mandates/{}", unused["id"]), status.clone()).status, 200);
+        assert_eq!(app.patch_as(&token, &format!("/v1/custom-field-definitions/{}", spare["id"]), label.clone()).status, 200);
+        assert_eq!(app.patch(&used, json!([{ "op": "replace", "path": "/status", "value": "Active" }])).status, 200);
+    }
+
     fn a_restricted_user_cannot_change_or_remove_a_run_of_another_owners_sites(app) {
         let w = world(&app);
         let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
