@@ -46,9 +46,14 @@ pub fn folding_is_moot(value: &str) -> bool {
 
 /// A `LIKE` pattern matching `value` as a literal substring, lower-cased; escape char `\`.
 pub fn contains_pattern(value: &str) -> String {
+    literal_pattern(&value.to_lowercase())
+}
+
+/// A `LIKE` pattern matching `value` as a literal substring, as given; escape char `\`.
+pub fn literal_pattern(value: &str) -> String {
     let mut pattern = String::with_capacity(value.len() + 2);
     pattern.push('%');
-    for c in value.to_lowercase().chars() {
+    for c in value.chars() {
         if matches!(c, '%' | '_' | '\\') {
             pattern.push('\\');
         }

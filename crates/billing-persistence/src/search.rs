@@ -20,7 +20,7 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{Bool, Text};
 
 use crate::connection::MultiBackend;
-use crate::list::{contains_pattern, folding_is_moot};
+use crate::list::{contains_pattern, folding_is_moot, literal_pattern};
 
 /// The searched columns: `(table, column)`. Each has its trigram index on PostgreSQL and its
 /// FTS5 table and partial index on SQLite (a test checks both against this list).
@@ -60,6 +60,7 @@ pub fn containing<C>(column: C, path: &str, value: &str) -> Containing<C> {
         column,
         fold: !folding_is_moot(value),
         pattern: contains_pattern(value),
+        as_given: literal_pattern(value),
         search,
     }
 }
@@ -78,8 +79,11 @@ pub struct Containing<C> {
     column: C,
     /// Compare `lower(column)`: the value has a letter.
     fold: bool,
-    /// `%value%`, lower-cased and escaped with `\`.
+    /// `%value%`, lower-cased (by Rust, as SQLite's `lower` is) and escaped with `\`.
     pattern: String,
+    /// `%value%` as given, escaped: PostgreSQL lowers it with its own `lower`, as it lowers
+    /// the column (its `lower` and Rust's differ on a few letters: `İ`, final `ς`).
+    as_given: String,
     search: Option<Search>,
 }
 
@@ -136,7 +140,14 @@ impl<C: QueryFragment<MultiBackend>> QueryFragment<MultiBackend> for Containing<
             self.column.walk_ast(out.reborrow())?;
         }
         out.push_sql(" LIKE ");
-        out.push_bind_param::<Text, String>(&self.pattern)?;
+        match out.backend() {
+            MultiBackend::Postgres(_) if self.fold => {
+                out.push_sql("lower(");
+                out.push_bind_param::<Text, String>(&self.as_given)?;
+                out.push_sql(")");
+            }
+            _ => out.push_bind_param::<Text, String>(&self.pattern)?,
+        }
         out.push_sql(" ESCAPE '\\')");
         Ok(())
     }

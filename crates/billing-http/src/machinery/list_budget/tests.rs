@@ -17,6 +17,20 @@ fn every_resources_worst_case_record_is_counted_from_its_declaration() {
     insta::assert_snapshot!(sizes.join("\n"));
 }
 
+#[test]
+fn an_audit_events_states_are_counted_as_the_largest_record() {
+    let largest = crate::resources::documentation()
+        .iter()
+        .filter(|resource| resource.path != "audit-events")
+        .map(|resource| max_json_bytes(resource.fields))
+        .max()
+        .expect("resources");
+    assert!(
+        crate::machinery::fields::RECORD_STATE_BYTES >= largest,
+        "{largest}"
+    );
+}
+
 #[tokio::test]
 async fn pages_wait_while_what_they_may_hold_does_not_fit() {
     let sites = crate::resources::documentation()
