@@ -405,8 +405,12 @@ async fn read_whole_body(
         let chunk = match tokio::time::timeout_at(deadline, payload.next()).await {
             Err(_) => return Err(ApiError::request_timeout(timeout)),
             Ok(None) => break,
-            Ok(Some(chunk)) => chunk.map_err(|e| {
-                ApiError::bad_request(format!("the request body could not be read: {e}"))
+            // The library's own words name its internals ("payload reached EOF before
+            // completing: None"): the client is told what it sent instead.
+            Ok(Some(chunk)) => chunk.map_err(|_| {
+                ApiError::bad_request(
+                    "the request body could not be read: a malformed chunk, or the body ended early",
+                )
             })?,
         };
         if bytes.len() + chunk.len() > limit {
