@@ -17,6 +17,7 @@ mod contract_owners;
 mod conventions;
 mod currencies_and_locales;
 mod customers;
+mod declared_queries;
 mod deploy_recipes;
 mod fuzzing_findings;
 mod hostile;
