@@ -160,7 +160,7 @@ impl ApiError {
     }
 
     /// 408: the body did not arrive in time. The connection is closed after the answer (the
-    /// rest of the body is never read).
+    /// rest of the body is never read: `request_context` holds every request's body).
     pub fn request_timeout(timeout: std::time::Duration) -> Self {
         Self::new(
             StatusCode::REQUEST_TIMEOUT,
@@ -314,14 +314,6 @@ impl ResponseError for ApiError {
         };
         let mut response = HttpResponse::build(self.0.status);
         response.content_type("application/problem+json");
-        if matches!(
-            self.0.status,
-            StatusCode::REQUEST_TIMEOUT | StatusCode::PAYLOAD_TOO_LARGE
-        ) {
-            // The body was not read whole: the connection is closed after the answer, or the
-            // HTTP library would go on reading (a chunked body trickling in) to reuse it.
-            response.force_close();
-        }
         if let Some(allow) = &self.0.allow {
             response.insert_header((header::ALLOW, allow.as_str()));
         }

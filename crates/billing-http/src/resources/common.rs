@@ -50,3 +50,18 @@ pub fn check_sites_in_scope(
         None => Ok(()),
     }
 }
+
+/// 403 (worded by `refusal`) when a restricted caller would change a shared record that sites
+/// of another owner use; `using` finds those sites, and runs only for a restricted caller.
+pub fn check_used_only_in_scope(
+    connection: &mut DbConnection,
+    caller: &AuthenticatedUser,
+    using: impl FnOnce(&mut DbConnection) -> billing_persistence::error::PersistenceResult<Vec<i64>>,
+    refusal: impl Fn(i64) -> String,
+) -> ApiResult<()> {
+    if caller.contract_owners.is_all() {
+        return Ok(());
+    }
+    let sites = using(connection)?;
+    check_sites_in_scope(connection, caller, &sites, refusal)
+}

@@ -23,16 +23,17 @@ impl Resource for CustomFieldDefinitions {
         caller: &AuthenticatedUser,
         current: &Record,
     ) -> ApiResult<()> {
-        if caller.contract_owners.is_all() {
-            return Ok(());
-        }
-        let using = billing_persistence::sites::using_custom_field(connection, current.id)?;
-        super::common::check_sites_in_scope(connection, caller, &using, |site| {
-            format!(
-                "custom field definition {} is used by site {site}, of a contract owner you are not allowed to see",
-                current.id
-            )
-        })
+        super::common::check_used_only_in_scope(
+            connection,
+            caller,
+            |connection| billing_persistence::sites::using_custom_field(connection, current.id),
+            |site| {
+                format!(
+                    "custom field definition {} is used by site {site}, of a contract owner you are not allowed to see",
+                    current.id
+                )
+            },
+        )
     }
 
     /// Sites show the definition's label with their values: a new label reaches them.

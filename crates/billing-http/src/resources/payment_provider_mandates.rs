@@ -25,17 +25,18 @@ impl Resource for PaymentProviderMandates {
         caller: &AuthenticatedUser,
         current: &Record,
     ) -> ApiResult<()> {
-        if caller.contract_owners.is_all() {
-            return Ok(());
-        }
-        let naming =
-            sites::naming_mandate(connection, &current.provider, &current.mandate_reference)?;
-        super::common::check_sites_in_scope(connection, caller, &naming, |site| {
-            format!(
-                "payment provider mandate {} is named by site {site}, of a contract owner you are not allowed to see",
-                current.id
-            )
-        })
+        let (provider, reference) = (&current.provider, &current.mandate_reference);
+        super::common::check_used_only_in_scope(
+            connection,
+            caller,
+            |connection| sites::naming_mandate(connection, provider, reference),
+            |site| {
+                format!(
+                    "payment provider mandate {} is named by site {site}, of a contract owner you are not allowed to see",
+                    current.id
+                )
+            },
+        )
     }
 
     /// A mandate that sites name keeps its provider and reference.

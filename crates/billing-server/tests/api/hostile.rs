@@ -56,6 +56,32 @@ fn raw(app: &TestApp, head: &str, body: &[u8], pause: Duration) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// Sends `head`, then `chunk` every 200 ms for up to 8 s while reading: what came back, and
+/// when the server closed the connection.
+fn trickled(app: &TestApp, head: &str, chunk: &'static [u8]) -> (String, Duration) {
+    let address = app.base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(head.as_bytes()).expect("head");
+    let started = Instant::now();
+    let mut writer = stream.try_clone().expect("clone");
+    let trickle = std::thread::spawn(move || {
+        while started.elapsed() < Duration::from_secs(8) {
+            if writer.write_all(chunk).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let closed_after = started.elapsed();
+    trickle.join().expect("trickle");
+    (String::from_utf8_lossy(&answer).into_owned(), closed_after)
+}
+
 api_test! {
     fn a_patch_cannot_grow_a_document_past_the_body_limit(app) {
         let chain = reference_chain(&app);
@@ -116,62 +142,25 @@ api_test! {
     }
 
     fn a_chunked_body_that_trickles_is_refused_and_its_connection_closed(app, settings => settings.body_timeout_seconds = 1) {
-        let address = app.base.trim_start_matches("http://");
-        let mut stream = std::net::TcpStream::connect(address).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
         let head = format!(
             "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
             app.admin_token
         );
-        stream.write_all(head.as_bytes()).expect("head");
-        let started = Instant::now();
-        // One byte every 200 ms for up to 8 s: the server must answer and hang up long before.
-        let mut writer = stream.try_clone().expect("clone");
-        let trickle = std::thread::spawn(move || {
-            while started.elapsed() < Duration::from_secs(8) {
-                if writer.write_all(b"1\r\n \r\n").is_err() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        });
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer);
-        let closed_after = started.elapsed();
-        let answer = String::from_utf8_lossy(&answer).into_owned();
+        // The server must answer and hang up long before the trickle ends.
+        let (answer, closed_after) = trickled(&app, &head, b"1\r\n \r\n");
         assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
         assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
         assert!(closed_after < Duration::from_secs(5), "the connection stayed open {closed_after:?}");
-        trickle.join().expect("trickle");
         assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
     }
 
     fn a_body_never_looked_at_does_not_hold_its_connection(app) {
         // Refused before its body is read (401): the connection closes after the answer
         // instead of reading on for as long as the client trickles chunks.
-        let address = app.base.trim_start_matches("http://");
-        let mut stream = std::net::TcpStream::connect(address).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
-        stream
-            .write_all(b"POST /v1/billing-cycles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
-            .expect("head");
-        let started = Instant::now();
-        let mut writer = stream.try_clone().expect("clone");
-        let trickle = std::thread::spawn(move || {
-            while started.elapsed() < Duration::from_secs(8) {
-                if writer.write_all(b"1\r\na\r\n").is_err() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        });
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer);
-        let closed_after = started.elapsed();
-        let answer = String::from_utf8_lossy(&answer).into_owned();
+        let head = "POST /v1/billing-cycles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let (answer, closed_after) = trickled(&app, head, b"1\r\na\r\n");
         assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
         assert!(closed_after < Duration::from_secs(5), "the connection stayed open {closed_after:?}");
-        trickle.join().expect("trickle");
         // A body read whole keeps the connection for the next request (keep-alive).
         let body = r#"{"name":"Kept"}"#;
         let request = format!(

@@ -52,7 +52,7 @@ pub async fn list<R: Resource>(
     drop(records);
     Ok(response
         .content_type("application/json")
-        .body(HeldBody { body, share }))
+        .body(PageBody { body, share }))
 }
 
 pub async fn exists<R: Resource>(
@@ -127,12 +127,12 @@ pub async fn get<R: Resource>(
 
 /// A page's JSON, holding its share of the list budget until the connection takes it: a
 /// client that stops reading then holds its own answer, never every other list's turn.
-struct HeldBody {
+struct PageBody {
     body: Vec<u8>,
     share: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
-impl actix_web::body::MessageBody for HeldBody {
+impl actix_web::body::MessageBody for PageBody {
     type Error = std::convert::Infallible;
 
     fn size(&self) -> actix_web::body::BodySize {
