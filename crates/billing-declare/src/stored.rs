@@ -1,11 +1,12 @@
 //! The persistence crate's side of a declaration (`billing_persistence::stored_resource!`,
-//! `stored_child!`): the row (checked against `schema.rs` on both backends by `Selectable`),
+//! `stored_child!`): the Diesel table, the row (checked for both backends by `Selectable`),
 //! the changes a write sets, and the queries, with a filter and a sort key for every declared
 //! member by its kind and access. The generated code names `::billing_persistence` (which
 //! names itself so) and its list macros (`filter_column!`, `sort_column!`).
 
 use proc_macro2::{Group, TokenStream};
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, Token, parenthesized};
@@ -138,33 +139,16 @@ fn filter_arm(field: &Field) -> syn::Result<Option<Ident>> {
     if field.access == "write_only" {
         return Ok(None);
     }
-    let arm = match kind_name(field).as_str() {
-        "Text" | "Letters" | "Symbol" | "CurrencyCode" | "CountryCode" | "Enum" | "Digits"
-        | "Username" | "RoleCodes" | "Postcode" | "Telephone" | "Email" | "AccountNumber"
-        | "SortCode" | "IdList" | "TemplateComponents" => {
-            if nullable(field) {
-                "nullable_text"
-            } else {
-                "text"
-            }
-        }
-        "Integer" | "Decimal" => "decimal",
-        "Id" => "id",
-        "Bool" => "boolean",
-        "DateTime" => "date_time",
-        "Date" => {
-            if nullable(field) {
-                "nullable_date"
-            } else {
-                "date"
-            }
-        }
-        other => {
-            return Err(syn::Error::new_spanned(
-                &field.kind,
-                format!("storage has no filter for the kind `{other}`"),
-            ));
-        }
+    let nullable = nullable(field);
+    let arm = match (stored_sql(field)?, kind_name(field).as_str()) {
+        ("Text", _) if nullable => "nullable_text",
+        ("Text", _) => "text",
+        ("BigInt", "Id") => "id",
+        ("BigInt", _) => "decimal",
+        ("Bool", _) => "boolean",
+        ("Timestamp", _) => "date_time",
+        (_, _) if nullable => "nullable_date",
+        (_, _) => "date",
     };
     Ok(Some(format_ident!("{arm}")))
 }
@@ -186,6 +170,96 @@ fn member_name(field: &Field) -> String {
     }
 }
 
+/// The SQL type a member's kind is stored as (the Diesel type of its `Kind::Value`: text,
+/// scaled integers and ids, booleans, timestamps, dates). Diesel's `table!` needs the type
+/// written out, not reached through a trait, so it is chosen here by the kind's name; the row
+/// (`Queryable` of the kind's value) fails to compile if the two ever disagree.
+fn stored_sql(field: &Field) -> syn::Result<&'static str> {
+    Ok(match kind_name(field).as_str() {
+        "Text" | "Letters" | "Symbol" | "CurrencyCode" | "CountryCode" | "Enum" | "Digits"
+        | "Username" | "RoleCodes" | "Postcode" | "Telephone" | "Email" | "AccountNumber"
+        | "SortCode" | "IdList" | "TemplateComponents" | "Password" => "Text",
+        "Integer" | "Decimal" | "Id" => "BigInt",
+        "Bool" => "Bool",
+        "DateTime" => "Timestamp",
+        "Date" => "Date",
+        other => {
+            return Err(syn::Error::new_spanned(
+                &field.kind,
+                format!("storage has no column type for the kind `{other}`"),
+            ));
+        }
+    })
+}
+
+/// A member's column type: [`stored_sql`], `Nullable` when the member may be unset.
+fn sql_type(field: &Field) -> syn::Result<TokenStream> {
+    let sql = format_ident!("{}", stored_sql(field)?);
+    Ok(if nullable(field) {
+        quote!(::diesel::sql_types::Nullable<::diesel::sql_types::#sql>)
+    } else {
+        quote!(::diesel::sql_types::#sql)
+    })
+}
+
+/// A member's column name in SQL: its own, but a password's hash is kept in `<member>_hash`
+/// (the column never holds the password itself).
+fn sql_name(field: &Field) -> String {
+    let name = field.name.unraw().to_string();
+    if kind_name(field) == "Password" {
+        format!("{name}_hash")
+    } else {
+        name
+    }
+}
+
+/// The declared table's Diesel definition (`diesel::table!`), from the declaration alone: `id`,
+/// for an owned child the parent's column and `ordinal`, every member by its kind and access,
+/// and a resource's `version`. Also `stored_columns()`, the same columns as text for the
+/// test that holds the migrations to them (`schema_matches_migrations.rs`).
+pub fn table_definition(
+    declaration: &Declaration,
+    parent: Option<&Ident>,
+) -> syn::Result<TokenStream> {
+    let table = &declaration.table;
+    let big_int = quote!(::diesel::sql_types::BigInt);
+    let mut columns = vec![(format_ident!("id"), "id".to_owned(), big_int.clone())];
+    if let Some(parent) = parent {
+        columns.push((parent.clone(), parent.to_string(), big_int.clone()));
+        columns.push((
+            format_ident!("ordinal"),
+            "ordinal".to_owned(),
+            big_int.clone(),
+        ));
+    }
+    for field in &declaration.fields {
+        columns.push((field.name.clone(), sql_name(field), sql_type(field)?));
+    }
+    if parent.is_none() {
+        columns.push((format_ident!("version"), "version".to_owned(), big_int));
+    }
+    let definitions = columns.iter().map(|(name, sql_name, sql_type)| {
+        let renamed = (name.unraw() != sql_name).then(|| quote!(#[sql_name = #sql_name]));
+        quote!(#renamed #name -> #sql_type,)
+    });
+    let described = columns.iter().map(|(_, sql_name, sql_type)| {
+        quote!(::billing_persistence::schema::stored_column::<#sql_type>(#sql_name))
+    });
+    let table_name = table.to_string();
+    Ok(quote! {
+        ::diesel::table! {
+            #table (id) {
+                #(#definitions)*
+            }
+        }
+
+        /// The table's name and its columns as stored, `name -> SQL type` in order.
+        pub fn stored_columns() -> (&'static str, Vec<String>) {
+            (#table_name, vec![#(#described),*])
+        }
+    })
+}
+
 pub fn row_and_changes(declaration: &Declaration, parent: Option<&Ident>) -> TokenStream {
     let table = &declaration.table;
     let names: Vec<_> = declaration.fields.iter().map(|field| &field.name).collect();
@@ -194,7 +268,7 @@ pub fn row_and_changes(declaration: &Declaration, parent: Option<&Ident>) -> Tok
         parent.map(|parent| quote!(#[diesel(column_name = #parent)] pub parent_id: i64,));
     let version = parent.is_none().then(|| quote!(pub version: i64,));
     quote! {
-        /// A stored record, as `schema.rs` says the table is.
+        /// A stored record, as the declaration defines the table.
         #[derive(Debug, Clone, PartialEq, ::diesel::Queryable, ::diesel::Selectable)]
         #[diesel(table_name = ::billing_persistence::schema::#table)]
         #[diesel(check_for_backend(::diesel::pg::Pg, ::diesel::sqlite::Sqlite))]
@@ -409,6 +483,7 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;
     let table = &declaration.table;
     let row_and_changes = row_and_changes(declaration, None);
+    let table_definition = table_definition(declaration, None)?;
     let select = filters(
         declaration,
         &handed.with,
@@ -580,5 +655,6 @@ pub fn stored_resource(handed: Handed<StoredWith>) -> syn::Result<TokenStream> {
             }
         }
         pub use self::stored::*;
+        #table_definition
     })
 }

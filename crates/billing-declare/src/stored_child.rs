@@ -6,13 +6,14 @@ use quote::quote;
 use syn::Ident;
 
 use crate::grammar::json_name;
-use crate::stored::{ChildWith, Handed, NestedWith, row_and_changes};
+use crate::stored::{ChildWith, Handed, NestedWith, row_and_changes, table_definition};
 
 pub fn stored_child(handed: Handed<ChildWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;
     let table = &declaration.table;
     let parent = &handed.with.parent;
     let row_and_changes = row_and_changes(declaration, Some(parent));
+    let table_definition = table_definition(declaration, Some(parent))?;
     Ok(quote! {
         mod stored {
             #[allow(unused_imports)]
@@ -113,6 +114,7 @@ pub fn stored_child(handed: Handed<ChildWith>) -> syn::Result<TokenStream> {
             }
         }
         pub use self::stored::*;
+        #table_definition
     })
 }
 

@@ -109,17 +109,12 @@ macro_rules! filter_column {
         match $crate::list::text_filter($filter) {
             Some(TextFilter::Equals(value)) => $query.filter($column.eq(value.clone())),
             Some(TextFilter::AnyOf(values)) => $query.filter($column.eq_any(values.clone())),
-            Some(TextFilter::Contains(value)) if $crate::list::folding_is_moot(value) => $query
-                .filter(
-                    $column
-                        .like($crate::list::contains_pattern(value))
-                        .escape('\\'),
-                ),
-            Some(TextFilter::Contains(value)) => $query.filter(
-                $crate::list::lower_nullable($column)
-                    .like($crate::list::contains_pattern(value))
-                    .escape('\\'),
-            ),
+            // NULL is never LIKE anything: an unset column does not match.
+            Some(TextFilter::Contains(value)) => $query.filter($crate::search::containing(
+                $column,
+                stringify!($column),
+                value,
+            )),
             None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};
@@ -184,11 +179,11 @@ macro_rules! filter_column {
             Some(TextFilter::Contains(value)) => $query.filter(
                 $column.eq_any(
                     child::table
-                        .filter(
-                            $crate::list::lower_nullable(child::$member)
-                                .like($crate::list::contains_pattern(value))
-                                .escape('\\'),
-                        )
+                        .filter($crate::search::containing(
+                            child::$member,
+                            stringify!(child::$member),
+                            value,
+                        ))
                         .select(child::$owner),
                 ),
             ),

@@ -1,21 +1,45 @@
-//! Table definitions, written by hand to match `migrations/*/` on both backends.
+//! Table definitions, matching `migrations/*/` on both backends
+//! (`tests/schema_matches_migrations.rs`). A declared table's definition is written from its
+//! declaration by `stored_resource!` / `stored_child!` in the table's module (its columns: `id`,
+//! an owned child's parent column and `ordinal`, the members by kind, a resource's `version`)
+//! and re-exported here; the service's own tables (tokens, idempotency, audit, …) are written
+//! by hand below, with the relations between tables.
 
-diesel::table! {
-    users (id) {
-        id -> BigInt,
-        username -> Text,
-        email -> Nullable<Text>,
-        /// The password's argon2 hash (never the password); `password` in Rust, as the
-        /// declaration names the member a body sets.
-        #[sql_name = "password_hash"]
-        password -> Text,
-        active -> Bool,
-        roles -> Text,
-        created_date -> Timestamp,
-        updated_date -> Timestamp,
-        last_login_date -> Nullable<Timestamp>,
-        version -> BigInt,
+pub use crate::{
+    adhoc_bill_run_sites::adhoc_bill_run_sites, adhoc_bill_runs::adhoc_bill_runs,
+    billing_cycles::billing_cycles, call_classes::call_classes,
+    charge_group_categories::charge_group_categories, charge_groups::charge_groups,
+    contract_owner_sub_brands::contract_owner_sub_brands, contract_owners::contract_owners,
+    currencies::currencies, currency_rates::currency_rates,
+    custom_field_definitions::custom_field_definitions, customers::customers,
+    dialstrings::dialstrings, ignored_call_classes::ignored_call_classes,
+    ignored_service_ids::ignored_service_ids, inventory_items::inventory_items,
+    invoice_templates::invoice_templates, locales::locales,
+    payment_provider_mandates::payment_provider_mandates,
+    reference_data_source_charge_groups::reference_data_source_charge_groups,
+    reference_data_sources::reference_data_sources, site_addresses::site_addresses,
+    site_assigned_custom_fields::site_assigned_custom_fields, site_contacts::site_contacts,
+    site_invoice_addresses::site_invoice_addresses, site_invoice_details::site_invoice_details,
+    sites::sites, tax_bands::tax_bands, user_contract_owners::user_contract_owners, users::users,
+};
+
+/// `"name -> Type"` of a column whose SQL type is `Sql` (`Nullable<Date>`, `BigInt`, …): the
+/// text `tests/schema_matches_migrations.rs` compares with what the migrations made.
+pub fn stored_column<Sql>(name: &str) -> String {
+    let full = std::any::type_name::<Sql>();
+    let mut short = String::with_capacity(full.len());
+    let mut word = String::new();
+    for character in full.chars() {
+        if character.is_alphanumeric() || character == '_' || character == ':' {
+            word.push(character);
+        } else {
+            short.push_str(word.rsplit("::").next().unwrap_or_default());
+            word.clear();
+            short.push(character);
+        }
     }
+    short.push_str(word.rsplit("::").next().unwrap_or_default());
+    format!("{name} -> {short}")
 }
 
 diesel::table! {
@@ -49,74 +73,6 @@ diesel::table! {
     countries (code) {
         code -> Text,
         name -> Text,
-    }
-}
-
-diesel::table! {
-    currencies (id) {
-        id -> BigInt,
-        code -> Text,
-        symbol -> Text,
-        major_currency_name -> Text,
-        minor_currency_name -> Text,
-        major_currency_format -> Text,
-        minor_currency_format -> Text,
-        sales_tax_name -> Text,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    locales (id) {
-        id -> BigInt,
-        country_code -> Text,
-        currency_id -> BigInt,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    reference_data_sources (id) {
-        id -> BigInt,
-        name -> Text,
-        locale_id -> BigInt,
-        si_maintained -> Bool,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    charge_group_categories (id) {
-        id -> BigInt,
-        name -> Text,
-        charging_unit_type -> Text,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    charge_groups (id) {
-        id -> BigInt,
-        name -> Text,
-        charge_group_category_id -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    reference_data_source_charge_groups (id) {
-        id -> BigInt,
-        name -> Text,
-        code -> Text,
-        charge_group_id -> BigInt,
-        reference_data_source_id -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
     }
 }
 
@@ -157,33 +113,7 @@ diesel::table! {
     }
 }
 
-diesel::table! {
-    contract_owners (id) {
-        id -> BigInt,
-        name -> Text,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    contract_owner_sub_brands (id) {
-        id -> BigInt,
-        contract_owner_id -> BigInt,
-        ordinal -> BigInt,
-        name -> Text,
-    }
-}
-
 diesel::joinable!(contract_owner_sub_brands -> contract_owners (contract_owner_id));
-diesel::table! {
-    user_contract_owners (id) {
-        id -> BigInt,
-        user_id -> BigInt,
-        ordinal -> BigInt,
-        contract_owner_id -> BigInt,
-    }
-}
-
 diesel::joinable!(user_contract_owners -> users (user_id));
 diesel::joinable!(user_contract_owners -> contract_owners (contract_owner_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -193,130 +123,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     user_contract_owners,
 );
 
-diesel::table! {
-    billing_cycles (id) {
-        id -> BigInt,
-        name -> Text,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    invoice_templates (id) {
-        id -> BigInt,
-        name -> Text,
-        r#type -> Text,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    customers (id) {
-        id -> BigInt,
-        customer_name -> Text,
-        customer_reference -> Text,
-        contract_owner_id -> BigInt,
-        contract_owner_sub_brand_id -> Nullable<BigInt>,
-        billing_cycle_id -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        created_date -> Timestamp,
-        updated_date -> Timestamp,
-        version -> BigInt,
-    }
-}
-
 diesel::joinable!(customers -> contract_owners (contract_owner_id));
 diesel::joinable!(customers -> billing_cycles (billing_cycle_id));
 diesel::allow_tables_to_appear_in_same_query!(customers, contract_owners, billing_cycles);
 diesel::allow_tables_to_appear_in_same_query!(customers, contract_owner_sub_brands);
-
-diesel::table! {
-    custom_field_definitions (id) {
-        id -> BigInt,
-        label -> Text,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    payment_provider_mandates (id) {
-        id -> BigInt,
-        provider -> Text,
-        mandate_reference -> Text,
-        status -> Text,
-        third_party_customer_reference -> Nullable<Text>,
-        created_date -> Timestamp,
-        updated_date -> Timestamp,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    tax_bands (id) {
-        id -> BigInt,
-        name -> Text,
-        rate -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    currency_rates (id) {
-        id -> BigInt,
-        from_currency_id -> BigInt,
-        to_currency_id -> BigInt,
-        rate -> BigInt,
-        effective_date -> Date,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    ignored_service_ids (id) {
-        id -> BigInt,
-        service_id -> Text,
-        description -> Nullable<Text>,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    dialstrings (id) {
-        id -> BigInt,
-        dialstring -> Text,
-        reference_data_source_charge_group_id -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    call_classes (id) {
-        id -> BigInt,
-        call_class -> Text,
-        reference_data_source_charge_group_id -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    ignored_call_classes (id) {
-        id -> BigInt,
-        call_class -> Text,
-        reference_data_source_id -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
 
 diesel::joinable!(dialstrings -> reference_data_source_charge_groups (reference_data_source_charge_group_id));
 diesel::joinable!(call_classes -> reference_data_source_charge_groups (reference_data_source_charge_group_id));
@@ -331,129 +141,6 @@ diesel::allow_tables_to_appear_in_same_query!(dialstrings, reference_data_source
 diesel::allow_tables_to_appear_in_same_query!(call_classes, reference_data_sources);
 diesel::allow_tables_to_appear_in_same_query!(ignored_call_classes, reference_data_sources);
 
-diesel::table! {
-    sites (id) {
-        id -> BigInt,
-        customer_id -> BigInt,
-        site_name -> Text,
-        site_reference -> Text,
-        matchmaker_matching_tag -> Nullable<Text>,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        created_date -> Timestamp,
-        updated_date -> Timestamp,
-        site_id_receiving_invoice -> Nullable<BigInt>,
-        repayment_plan_amount -> Nullable<BigInt>,
-        repayment_plan_remaining_periods -> Nullable<BigInt>,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    site_addresses (id) {
-        id -> BigInt,
-        site_id -> BigInt,
-        ordinal -> BigInt,
-        business_name -> Nullable<Text>,
-        address1 -> Text,
-        address2 -> Nullable<Text>,
-        address3 -> Nullable<Text>,
-        town -> Text,
-        county -> Nullable<Text>,
-        postcode -> Text,
-        country -> Text,
-    }
-}
-
-diesel::table! {
-    site_contacts (id) {
-        id -> BigInt,
-        site_id -> BigInt,
-        ordinal -> BigInt,
-        contact_name -> Text,
-        contact_telephone_number -> Nullable<Text>,
-        contact_alternative_telephone_number -> Nullable<Text>,
-        contact_email_address -> Nullable<Text>,
-        contact_role -> Text,
-        receive_invoice_by -> Nullable<Text>,
-        receive_invoice_summary_by -> Nullable<Text>,
-        receive_electronic_summary_reports -> Nullable<Bool>,
-        email_suspended -> Bool,
-        contact_name_to_appear_on_invoice -> Bool,
-        receive_email_fraud_alert -> Bool,
-        receive_sms_fraud_alert -> Bool,
-    }
-}
-
-diesel::table! {
-    site_invoice_details (id) {
-        id -> BigInt,
-        site_id -> BigInt,
-        ordinal -> BigInt,
-        invoice_summary_template_id -> Nullable<BigInt>,
-        invoice_template_id -> BigInt,
-        electronic_summary_template_ids -> Text,
-        invoice_summary_template_components -> Text,
-        account_package_reference -> Nullable<Text>,
-        payment_terms_in_days -> Nullable<BigInt>,
-        preferred_payment_day -> Nullable<BigInt>,
-        payment_method -> Text,
-        mandate_reference -> Nullable<Text>,
-        mandate_status -> Nullable<Text>,
-        mandate_created_date -> Nullable<Timestamp>,
-        mandate_updated_date -> Nullable<Timestamp>,
-        third_party_customer_reference -> Nullable<Text>,
-        direct_debit_reference -> Nullable<Text>,
-        account_name -> Nullable<Text>,
-        account_number -> Nullable<Text>,
-        sort_code -> Nullable<Text>,
-        purchase_order_number -> Nullable<Text>,
-        invoice_notes -> Nullable<Text>,
-        tax_exempt -> Nullable<Bool>,
-        tax_registration_number -> Nullable<Text>,
-    }
-}
-
-diesel::table! {
-    site_invoice_addresses (id) {
-        id -> BigInt,
-        site_invoice_details_id -> BigInt,
-        ordinal -> BigInt,
-        business_name -> Nullable<Text>,
-        address1 -> Text,
-        address2 -> Nullable<Text>,
-        address3 -> Nullable<Text>,
-        town -> Text,
-        county -> Nullable<Text>,
-        postcode -> Text,
-        country -> Text,
-    }
-}
-
-diesel::table! {
-    site_assigned_custom_fields (id) {
-        id -> BigInt,
-        site_id -> BigInt,
-        ordinal -> BigInt,
-        custom_field_definition_id -> BigInt,
-        label -> Nullable<Text>,
-        value -> Nullable<Text>,
-    }
-}
-
-diesel::table! {
-    inventory_items (id) {
-        id -> BigInt,
-        site_id -> BigInt,
-        product_code -> Text,
-        description -> Nullable<Text>,
-        quantity -> BigInt,
-        start_date -> Date,
-        end_date -> Nullable<Date>,
-        version -> BigInt,
-    }
-}
-
 diesel::joinable!(sites -> customers (customer_id));
 diesel::joinable!(site_invoice_details -> sites (site_id));
 diesel::allow_tables_to_appear_in_same_query!(sites, site_invoice_details);
@@ -461,23 +148,6 @@ diesel::allow_tables_to_appear_in_same_query!(sites, inventory_items);
 diesel::allow_tables_to_appear_in_same_query!(sites, customers);
 diesel::allow_tables_to_appear_in_same_query!(sites, site_assigned_custom_fields);
 diesel::allow_tables_to_appear_in_same_query!(inventory_items, customers);
-
-diesel::table! {
-    adhoc_bill_runs (id) {
-        id -> BigInt,
-        name -> Text,
-        version -> BigInt,
-    }
-}
-
-diesel::table! {
-    adhoc_bill_run_sites (id) {
-        id -> BigInt,
-        adhoc_bill_run_id -> BigInt,
-        ordinal -> BigInt,
-        site_id -> BigInt,
-    }
-}
 
 diesel::allow_tables_to_appear_in_same_query!(sites, adhoc_bill_run_sites);
 diesel::allow_tables_to_appear_in_same_query!(sites, site_addresses);

@@ -15,9 +15,14 @@
 //!   value of fewer than 3 characters (which a trigram index cannot look up) reads the table.
 
 use diesel::QueryResult;
+use diesel::backend::Backend;
 use diesel::expression::{AppearsOnTable, Expression, SelectableExpression, ValidGrouping};
+use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Bool, Text};
+use diesel::sqlite::Sqlite;
 
 use crate::connection::MultiBackend;
 use crate::list::{contains_pattern, folding_is_moot, literal_pattern};
@@ -112,10 +117,17 @@ impl<C> QueryId for Containing<C> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<C: QueryFragment<MultiBackend>> QueryFragment<MultiBackend> for Containing<C> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, MultiBackend>) -> QueryResult<()> {
-        let candidates = match (out.backend(), &self.search) {
-            (MultiBackend::Sqlite(_), Some(search)) => Some(search),
+impl<C> Containing<C> {
+    /// The SQL on `backend`: SQLite's candidates from the search index first (when the column
+    /// is searched), then `lower(column) LIKE pattern`.
+    fn write<'b, DB>(&'b self, mut out: AstPass<'_, 'b, DB>, backend: Side) -> QueryResult<()>
+    where
+        DB: Backend + HasSqlType<Text>,
+        C: QueryFragment<DB>,
+        String: ToSql<Text, DB>,
+    {
+        let candidates = match (backend, &self.search) {
+            (Side::Sqlite, Some(search)) => Some(search),
             _ => None,
         };
         out.push_sql("(");
@@ -140,8 +152,8 @@ impl<C: QueryFragment<MultiBackend>> QueryFragment<MultiBackend> for Containing<
             self.column.walk_ast(out.reborrow())?;
         }
         out.push_sql(" LIKE ");
-        match out.backend() {
-            MultiBackend::Postgres(_) if self.fold => {
+        match backend {
+            Side::Postgres if self.fold => {
                 out.push_sql("lower(");
                 out.push_bind_param::<Text, String>(&self.as_given)?;
                 out.push_sql(")");
@@ -150,6 +162,37 @@ impl<C: QueryFragment<MultiBackend>> QueryFragment<MultiBackend> for Containing<
         }
         out.push_sql(" ESCAPE '\\')");
         Ok(())
+    }
+}
+
+/// Which database the SQL is for.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    Postgres,
+    Sqlite,
+}
+
+impl<C: QueryFragment<MultiBackend>> QueryFragment<MultiBackend> for Containing<C> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, MultiBackend>) -> QueryResult<()> {
+        let side = match out.backend() {
+            MultiBackend::Postgres(_) => Side::Postgres,
+            MultiBackend::Sqlite(_) => Side::Sqlite,
+        };
+        self.write(out, side)
+    }
+}
+
+// A subquery (a member of an owned record, `mandateReference=like:…`) is written for each
+// backend on its own.
+impl<C: QueryFragment<Pg>> QueryFragment<Pg> for Containing<C> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.write(out, Side::Postgres)
+    }
+}
+
+impl<C: QueryFragment<Sqlite>> QueryFragment<Sqlite> for Containing<C> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        self.write(out, Side::Sqlite)
     }
 }
 

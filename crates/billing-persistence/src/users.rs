@@ -7,7 +7,7 @@ use diesel::prelude::*;
 
 use std::collections::HashMap;
 
-use crate::schema::{user_contract_owners, users};
+use crate::schema::user_contract_owners;
 
 billing_domain::users!(crate::stored_resource);
 

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{
-    ContactInvoiceFlags, MandateFacts, Site, SiteDraft, check_invoice_routing, check_mandate,
-    settle_invoice_contact,
+    ContactInvoiceFlags, MandateFacts, Site, SiteDraft, check_custom_fields_once,
+    check_invoice_routing, check_mandate, settle_invoice_contact,
 };
 use crate::resources::Document;
 use crate::resources::documents::{WHOLE_BODY, merged};
@@ -17,8 +17,8 @@ use crate::{FieldError, ValidationErrors};
 
 /// Every broken rule of a site body, each once, by its JSON path: every member's kind at every
 /// depth, required, unknown and read-only members, the declared rules of each part, invoice
-/// routing, the invoice contact and the mandate (`mandate(provider, reference)` is the stored
-/// mandate, if any).
+/// routing, the invoice contact, one value per custom field and the mandate
+/// (`mandate(provider, reference)` is the stored mandate, if any).
 pub fn check_site_body(
     body: &Value,
     mandate: impl Fn(&str, &str) -> Option<MandateFacts>,
@@ -66,6 +66,12 @@ fn across_parts(
         &mut flags,
         None,
     ));
+    let definitions: Vec<Option<i64>> = draft
+        .assigned_custom_fields
+        .iter()
+        .map(|field| field.custom_field_definition_id)
+        .collect();
+    errors.collect(check_custom_fields_once(&definitions));
     if let Some(details) = details {
         let method = details.payment_method.as_deref().unwrap_or_default();
         let reference = details.mandate_reference.as_deref();

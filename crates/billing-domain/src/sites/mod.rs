@@ -9,12 +9,14 @@
 pub mod body;
 pub mod codes;
 pub mod contacts;
+pub mod custom_fields;
 pub mod invoicing;
 pub mod repayment;
 
 pub use body::{KnownMandates, check_site_body, check_site_lines};
 pub use codes::{ContactRole, PaymentMethod, ReceiveBy};
 pub use contacts::{ContactInvoiceFlags, SiteContacts, settle_invoice_contact};
+pub use custom_fields::check_custom_fields_once;
 pub use invoicing::{
     MandateFacts, ReceivingSiteFacts, check_invoice_routing, check_mandate, check_payment_terms,
     check_receiving_site,

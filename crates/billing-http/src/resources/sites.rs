@@ -296,18 +296,20 @@ fn fill_mandate(
     Ok(())
 }
 
-/// Each assigned custom field shows its definition's label (an unknown definition is the
-/// declared reference check's 400).
+/// A site holds one value per custom field definition (400), and each shows its definition's
+/// label (an unknown definition is the declared reference check's 400).
 fn label_custom_fields(
     connection: &mut DbConnection,
     input: &mut Input,
-    _: &mut ValidationErrors,
+    errors: &mut ValidationErrors,
 ) -> ApiResult<()> {
     let ids: Vec<i64> = input
         .assigned_custom_fields
         .iter()
         .map(|field| field.custom_field_definition_id)
         .collect();
+    let given: Vec<Option<i64>> = ids.iter().copied().map(Some).collect();
+    errors.collect(billing_domain::sites::check_custom_fields_once(&given));
     let labels = custom_field_definitions::labels_of(connection, &ids)?;
     for field in &mut input.assigned_custom_fields {
         field.label = labels

@@ -108,6 +108,8 @@ crate::api_test! {
                 json!([{ "id": 4, "positionInTemplate": 0 }]))),
             ("contacts not a list", with(valid.clone(), "/siteContacts", json!({}))),
             ("address not an object", with(valid.clone(), "/siteAddress", json!("1 High Street"))),
+            ("one custom field given two values", with(valid.clone(), "/assignedCustomFields",
+                json!([{ "customFieldDefinitionId": w.field, "value": "A" }, { "customFieldDefinitionId": w.field, "value": "B" }]))),
         ];
         let mut disagreements = Vec::new();
         for (what, body) in &bodies {

@@ -32,7 +32,7 @@ fn send_as(
 }
 
 /// A user of `roles` limited to `owners`, signed in.
-fn restricted(app: &TestApp, name: &str, roles: &[&str], owners: &[i64]) -> String {
+pub(crate) fn restricted(app: &TestApp, name: &str, roles: &[&str], owners: &[i64]) -> String {
     let reply = app.post(
         "/v1/users",
         json!({ "username": name, "password": "a-long-enough-password", "roles": roles, "contractOwnerIds": owners }),

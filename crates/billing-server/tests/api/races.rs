@@ -11,6 +11,7 @@ use std::sync::Barrier;
 
 use serde_json::{Value, json};
 
+use crate::hostile::restricted;
 use crate::sites::{World, create_site, site_body, world};
 use crate::support::{Reply, TestApp, reference_chain};
 
@@ -254,6 +255,34 @@ api_test! {
             assert_eq!(created.status, 200, "trial {trial}: {}", created.text);
             let site = app.get(&format!("/v1/sites/{}", created.json()["id"])).json();
             assert_eq!(site["assignedCustomFields"][0]["label"], json!(label), "trial {trial}");
+        }
+    }
+
+    fn a_restricted_user_cancelling_a_mandate_races_another_owners_site_naming_it(app) {
+        let w = world(&app);
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        let rival = restricted(&app, "rival", &["CUSTOMER_MANAGER", "BILLING_MANAGER"], &[rival_owner]);
+        let cancel = json!([{ "op": "replace", "path": "/status", "value": "Cancelled" }]);
+        for trial in 0..TRIALS {
+            let reference = format!("MR-{trial}");
+            let mandate = app.create("/v1/payment-provider-mandates", json!({ "provider": "PROVIDER_B",
+                "mandateReference": reference, "status": "Active", "thirdPartyCustomerReference": "TP-1" }));
+            let mandate_path = format!("/v1/payment-provider-mandates/{}", id(&mandate));
+            let mut body = site_body(&w, &format!("Paying {trial}"));
+            body["siteInvoiceDetails"]["paymentMethod"] = json!("PROVIDER_B");
+            body["siteInvoiceDetails"]["mandateReference"] = json!(reference);
+            // Cancelled first: the site is refused (a cancelled mandate is not accepted). The site
+            // first: the rival may not cancel a mandate another owner's site names (403).
+            let (cancelled, created) = together(
+                || app.patch_as(&rival, &mandate_path, cancel.clone()),
+                || app.post("/v1/sites", body.clone()),
+            );
+            assert!(matches!(cancelled.status, 200 | 403 | 409), "trial {trial}: {}", cancelled.text);
+            assert!(matches!(created.status, 200 | 400 | 409), "trial {trial}: {}", created.text);
+            assert!(!(cancelled.status == 200 && created.status == 200), "trial {trial}: both won");
+            if created.status == 200 {
+                assert_eq!(app.get(&mandate_path).json()["status"], "Active", "trial {trial}");
+            }
         }
     }
 }

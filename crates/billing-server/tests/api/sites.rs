@@ -284,6 +284,24 @@ api_test! {
         assert_eq!(app.put(&path, site_body(&w, "X")).status, 405);
     }
 
+    fn a_site_holds_one_value_per_custom_field(app) {
+        let w = world(&app);
+        let body = with(site_body(&w, "Fielded"), "/assignedCustomFields",
+            json!([{ "customFieldDefinitionId": w.field, "value": "CC-1" }]));
+        let site = create_site(&app, body);
+        let path = format!("/v1/sites/{}", site["id"]);
+        // A second value for the same definition, by a patch: refused whole, naming it.
+        let twice = app.patch(&path, json!([{ "op": "add", "path": "/assignedCustomFields/-",
+            "value": { "customFieldDefinitionId": w.field, "value": "CC-2" } }]));
+        assert_eq!(twice.error_fields(), vec!["assignedCustomFields[1].customFieldDefinitionId"], "{}", twice.text);
+        assert_eq!(app.get(&path).json()["assignedCustomFields"], site["assignedCustomFields"]);
+        // Another definition is fine.
+        let other = app.create("/v1/custom-field-definitions", json!({ "label": "Region" }));
+        let added = app.patch(&path, json!([{ "op": "add", "path": "/assignedCustomFields/-",
+            "value": { "customFieldDefinitionId": other["id"], "value": "North" } }]));
+        assert_eq!(added.status, 200, "{}", added.text);
+    }
+
     fn the_invoice_contact_rule_holds_in_every_case(app) {
         let w = world(&app);
         // None marked: the first becomes it, by POST when it has no e-mail address.
