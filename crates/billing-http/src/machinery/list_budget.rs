@@ -2,9 +2,11 @@
 //! own a hundred long elements is legitimately a hundred megabytes; eight such pages at once
 //! would hold gigabytes. Each list takes, before it reads, its worst case from the
 //! declaration (`pageSize` × [`max_json_bytes`] of a record) out of one budget
-//! (`BILLING_LIST_MEMORY_BYTES`, 256 MiB by default) and gives it back once the connection
-//! takes its answer (a client that stops reading holds its own answer, never the others'
-//! turn); a list whose worst case passes the whole budget takes all of it, so it runs alone.
+//! (`BILLING_LIST_MEMORY_BYTES`, 256 MiB by default). Once the page is written the share
+//! shrinks to the bytes of the answer, and then to the bytes the connection has not taken yet,
+//! as it takes them (`PageBody`, in chunks: the HTTP library asks for the next chunk only when
+//! the client has read enough of the last), so an answer a slow client has not read is still
+//! counted; a list whose worst case passes the whole budget takes all of it, so it runs alone.
 //! Lists wait their turn (first come, first served) instead of being refused.
 
 use std::sync::Arc;
@@ -41,18 +43,39 @@ impl ListBudget {
     }
 
     /// Waits until a page of `page_size` records of `fields` fits in what the other pages
-    /// being built leave; the share is given back when the returned permit is dropped.
-    pub async fn take(&self, fields: &[Field], page_size: u32) -> OwnedSemaphorePermit {
+    /// being built leave; the share is given back as it shrinks and when it is dropped.
+    pub async fn take(&self, fields: &[Field], page_size: u32) -> Share {
         let units = self.units_for(fields, page_size);
-        Arc::clone(&self.permits)
-            .acquire_many_owned(units)
-            .await
-            .expect("the list budget is never closed")
+        Share(
+            Arc::clone(&self.permits)
+                .acquire_many_owned(units)
+                .await
+                .expect("the list budget is never closed"),
+        )
     }
 
     /// What is left now, in bytes (for tests and metrics).
     pub fn available_bytes(&self) -> usize {
         self.permits.available_permits() * UNIT
+    }
+}
+
+/// A page's share of the budget.
+#[derive(Debug)]
+pub struct Share(OwnedSemaphorePermit);
+
+impl Share {
+    /// Gives back what more than `bytes` would need: the share becomes at most their units.
+    pub fn hold_only(&mut self, bytes: usize) {
+        let (held, needed) = (self.0.num_permits(), bytes.div_ceil(UNIT));
+        if held > needed {
+            drop(self.0.split(held - needed));
+        }
+    }
+
+    /// The bytes the share holds now.
+    pub fn bytes(&self) -> usize {
+        self.0.num_permits() * UNIT
     }
 }
 

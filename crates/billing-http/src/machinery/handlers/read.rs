@@ -2,6 +2,7 @@
 //! `HEAD` on an item).
 
 use super::*;
+use crate::machinery::list_budget::Share;
 
 pub async fn list<R: Resource>(
     request: HttpRequest,
@@ -52,7 +53,7 @@ pub async fn list<R: Resource>(
     drop(records);
     Ok(response
         .content_type("application/json")
-        .body(PageBody { body, share }))
+        .body(PageBody::new(body, share)))
 }
 
 pub async fn exists<R: Resource>(
@@ -125,11 +126,27 @@ pub async fn get<R: Resource>(
     ))
 }
 
-/// A page's JSON, holding its share of the list budget until the connection takes it: a
-/// client that stops reading then holds its own answer, never every other list's turn.
-struct PageBody {
-    body: Vec<u8>,
-    share: Option<tokio::sync::OwnedSemaphorePermit>,
+/// The most of a page's answer handed to the connection at once.
+const PAGE_CHUNK_BYTES: usize = 64 * 1024;
+
+/// A page's JSON with its share of the list budget, which shrinks to the bytes the connection
+/// has not taken yet as it takes them, chunk by chunk (`list_budget`): an answer a slow client
+/// has not read stays counted, and what it has read is given back.
+pub(crate) struct PageBody {
+    body: actix_web::web::Bytes,
+    share: Option<Share>,
+}
+
+impl PageBody {
+    pub(crate) fn new(body: Vec<u8>, mut share: Option<Share>) -> Self {
+        if let Some(share) = &mut share {
+            share.hold_only(body.len());
+        }
+        Self {
+            body: body.into(),
+            share,
+        }
+    }
 }
 
 impl actix_web::body::MessageBody for PageBody {
@@ -144,8 +161,49 @@ impl actix_web::body::MessageBody for PageBody {
         _: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
         let this = self.get_mut();
-        this.share = None;
-        let body = std::mem::take(&mut this.body);
-        std::task::Poll::Ready((!body.is_empty()).then(|| Ok(actix_web::web::Bytes::from(body))))
+        if this.body.is_empty() {
+            this.share = None;
+            return std::task::Poll::Ready(None);
+        }
+        let chunk = this.body.split_to(this.body.len().min(PAGE_CHUNK_BYTES));
+        if let Some(share) = &mut this.share {
+            share.hold_only(this.body.len());
+        }
+        std::task::Poll::Ready(Some(Ok(chunk)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::body::MessageBody;
+
+    use super::*;
+    use crate::machinery::list_budget::ListBudget;
+
+    #[tokio::test]
+    async fn a_pages_share_follows_what_the_connection_has_not_taken() {
+        let sites = crate::resources::documentation()
+            .into_iter()
+            .find(|resource| resource.path == "sites")
+            .expect("sites")
+            .fields;
+        let whole = 64 * 1024 * 1024;
+        let budget = ListBudget::new(whole);
+        let share = budget.take(sites, 1000).await;
+        assert_eq!(budget.available_bytes(), 0, "the worst case of 1,000 sites");
+        // The answer is 150 KiB: the rest of the worst case is given back at once.
+        let mut page = PageBody::new(vec![b' '; 150 * 1024], Some(share));
+        assert_eq!(budget.available_bytes(), whole - 150 * 1024);
+        let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut taken = Vec::new();
+        while let std::task::Poll::Ready(Some(Ok(chunk))) =
+            std::pin::Pin::new(&mut page).poll_next(&mut context)
+        {
+            taken.push(chunk.len());
+            let left: usize = 150 * 1024 - taken.iter().sum::<usize>();
+            assert_eq!(budget.available_bytes(), whole - left, "after {taken:?}");
+        }
+        assert_eq!(taken, [64 * 1024, 64 * 1024, 22 * 1024]);
+        assert_eq!(budget.available_bytes(), whole);
     }
 }
