@@ -56,11 +56,21 @@ pub(crate) fn unknown_route(request: &HttpRequest) -> ApiError {
     ))
 }
 
-/// A path served by one method; any other method gets a problem+json 405 with `Allow`.
+/// A path served by one method (a `GET` also answers `HEAD`, with the headers and no body);
+/// any other method gets a problem+json 405 with `Allow`.
 fn single(path: &str, method: &'static str, route: actix_web::Route) -> actix_web::Resource {
+    let allow = match method {
+        "GET" => "GET, HEAD".to_owned(),
+        other => other.to_owned(),
+    };
     web::resource(path)
         .route(route)
-        .default_service(machinery::handlers::method_not_allowed(method.to_owned()))
+        .default_service(machinery::handlers::method_not_allowed(allow))
+}
+
+/// A route for `GET` and `HEAD` (the HTTP library leaves out the body of a `HEAD` answer).
+fn get_or_head() -> actix_web::Route {
+    web::route().guard(actix_web::guard::Any(actix_web::guard::Get()).or(actix_web::guard::Head()))
 }
 
 /// Where `/metrics` is served.
@@ -73,7 +83,7 @@ pub enum MetricsOn {
 }
 
 fn metrics_route() -> actix_web::Resource {
-    single("/metrics", "GET", web::get().to(routes::health::metrics))
+    single("/metrics", "GET", get_or_head().to(routes::health::metrics))
 }
 
 /// What the metrics address serves: `/metrics` and nothing else (every other path 404).
@@ -117,12 +127,12 @@ pub fn application(
         .service(single(
             "/health/live",
             "GET",
-            web::get().to(routes::health::live),
+            get_or_head().to(routes::health::live),
         ))
         .service(single(
             "/health/ready",
             "GET",
-            web::get().to(routes::health::ready),
+            get_or_head().to(routes::health::ready),
         ))
         .configure(|config| {
             if metrics_on == MetricsOn::Api {
@@ -151,7 +161,7 @@ pub fn application(
                 .service(web::scope("/reference-data-summary").service(single(
                     "/{type}/{id}",
                     "GET",
-                    web::get().to(routes::reference_data_summary::summary_rows),
+                    get_or_head().to(routes::reference_data_summary::summary_rows),
                 )))
                 .service(single(
                     "/rating/lookups",
@@ -161,7 +171,7 @@ pub fn application(
                 .service(single(
                     "/openapi.json",
                     "GET",
-                    web::get().to(routes::documentation::openapi),
+                    get_or_head().to(routes::documentation::openapi),
                 ))
                 .configure(resources::register_all),
         )
@@ -169,7 +179,7 @@ pub fn application(
         .service(single(
             "/",
             "GET",
-            web::get().to(routes::documentation::home),
+            get_or_head().to(routes::documentation::home),
         ))
         .service(routes::documentation::swagger_ui())
         .service(routes::console::scope())

@@ -167,7 +167,7 @@ async fn unknown_console_paths_and_the_session_without_a_token_are_problems_with
     let post =
         test::call_service(&app, test::TestRequest::post().uri("/console").to_request()).await;
     assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(header(post.headers(), "allow"), "GET");
+    assert_eq!(header(post.headers(), "allow"), "GET, HEAD");
     assert_eq!(header(post.headers(), "x-content-type-options"), "nosniff");
 
     let session = test::call_service(

@@ -112,10 +112,18 @@ pub fn scope() -> impl actix_web::dev::HttpServiceFactory {
         });
     web::scope(CONSOLE_PATH)
         .wrap(headers)
-        .service(crate::single("", "GET", web::get().to(page)))
-        .service(crate::single("/", "GET", web::get().to(page)))
-        .service(crate::single("/session", "GET", web::get().to(session)))
-        .service(crate::single("/assets/{name}", "GET", web::get().to(asset)))
+        .service(crate::single("", "GET", crate::get_or_head().to(page)))
+        .service(crate::single("/", "GET", crate::get_or_head().to(page)))
+        .service(crate::single(
+            "/session",
+            "GET",
+            crate::get_or_head().to(session),
+        ))
+        .service(crate::single(
+            "/assets/{name}",
+            "GET",
+            crate::get_or_head().to(asset),
+        ))
         .default_service(web::to(crate::unknown_route_handler))
 }
 

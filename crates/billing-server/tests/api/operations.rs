@@ -102,6 +102,16 @@ api_test! {
         let reply = app.send("POST", "/v1/countries", Some(&app.admin_token), &[], Some(("application/json", "{}".into())));
         reply.assert_problem(405);
         assert_eq!(reply.header("allow"), Some("GET, HEAD"));
+        // Every path served by GET answers HEAD too (load balancers probe health with it):
+        // the GET's status and headers, no body.
+        for path in ["/health/live", "/health/ready", "/metrics", "/v1/openapi.json", "/console/"] {
+            let (get, head) = (app.send("GET", path, None, &[], None), app.send("HEAD", path, None, &[], None));
+            assert_eq!((head.status, head.header("content-type")), (get.status, get.header("content-type")), "HEAD {path}");
+            assert!(head.text.is_empty(), "HEAD {path}: {}", head.text);
+        }
+        let reply = app.send("POST", "/health/live", None, &[], Some(("application/json", "{}".into())));
+        reply.assert_problem(405);
+        assert_eq!(reply.header("allow"), Some("GET, HEAD"));
     }
 
     fn paths_near_a_resource_route_as_before(app) {
