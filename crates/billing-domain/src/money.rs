@@ -31,10 +31,20 @@ pub fn to_scaled_integer(
         .ok_or_else(|| ValidationErrors::single(field, "is too large"))
 }
 
+/// The longest text a decimal may be written in. Any amount the service stores fits in far
+/// fewer characters; reading a number costs time that grows faster than its length (a million
+/// digits took seconds), so a longer one is refused before it is read.
+pub const DECIMAL_MAX_CHARS: usize = 100;
+
 /// A decimal written in text (`12.5`, `1e2`) as a count of `10^-scale` units, exactly;
-/// `Err` says why not (not a number, too many places, too large).
+/// `Err` says why not (too long, not a number, too many places, too large).
 pub fn parse_decimal(text: &str, scale: u32) -> Result<i64, String> {
     use std::str::FromStr;
+    if text.len() > DECIMAL_MAX_CHARS {
+        return Err(format!(
+            "must be written in at most {DECIMAL_MAX_CHARS} characters"
+        ));
+    }
     let value = BigDecimal::from_str(text).map_err(|_| "must be a number".to_owned())?;
     to_scaled_integer("", &value, i64::from(scale)).map_err(ValidationErrors::messages)
 }
@@ -84,6 +94,11 @@ mod tests {
         assert!(parse_decimal("1e30", 2).is_err());
         insta::assert_snapshot!(parse_decimal("1e999999999", 2).unwrap_err(), @"is too large");
         insta::assert_snapshot!(parse_decimal("1e-999999999", 2).unwrap_err(), @"must have at most 2 decimal places");
+        // A number past the length limit is refused before it is read (a million digits took
+        // seconds to read); one at the limit is read.
+        let at_limit = format!("1.{}", "0".repeat(DECIMAL_MAX_CHARS - 2));
+        assert_eq!(parse_decimal(&at_limit, 2), Ok(100));
+        insta::assert_snapshot!(parse_decimal(&"9".repeat(1_000_000), 2).unwrap_err(), @"must be written in at most 100 characters");
         assert_eq!(format_decimal(175_000, 4), "17.5");
         assert_eq!(format_decimal(10_000, 2), "100");
         assert_eq!(format_decimal(-25, 2), "-0.25");

@@ -39,17 +39,21 @@ pub fn receiving_facts(
     Ok(Some((customer_id, has_details, end_date)))
 }
 
-/// The sites that send their invoices to site `id` and have not ended by `today`.
+/// The sites that send their invoices to site `id` and have not ended by `today`; with
+/// `ending_after`, only those that end after that day or never.
 pub fn active_senders_to(
     connection: &mut crate::DbConnection,
     id: i64,
     today: chrono::NaiveDate,
+    ending_after: Option<chrono::NaiveDate>,
 ) -> crate::error::PersistenceResult<Vec<i64>> {
     use crate::schema::sites;
     use diesel::prelude::*;
+    // Still sending on `last_day` or later: active today, and past `ending_after`.
+    let last_day = ending_after.map_or(today, |day| (day + chrono::Days::new(1)).max(today));
     Ok(sites::table
         .filter(sites::site_id_receiving_invoice.eq(id))
-        .filter(sites::end_date.ge(today).or(sites::end_date.is_null()))
+        .filter(sites::end_date.ge(last_day).or(sites::end_date.is_null()))
         .select(sites::id)
         .order(sites::id)
         .load(connection)?)

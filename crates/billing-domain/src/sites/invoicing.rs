@@ -59,11 +59,13 @@ pub fn check_invoice_routing(
     }
 }
 
-/// The receiving site belongs to the same customer, receives invoices itself and has not
-/// ended (docs/api.md "Sites"). `this_site` is the site being written (`None` on create).
+/// The receiving site belongs to the same customer, receives invoices itself, has not ended
+/// and does not end before the sending site does (docs/api.md "Sites"). `this_site` is the site
+/// being written (`None` on create), `end_date` its end date.
 pub fn check_receiving_site(
     this_site: Option<i64>,
     customer_id: i64,
+    end_date: Option<NaiveDate>,
     receiving_id: i64,
     receiving: Option<&ReceivingSiteFacts>,
     today: NaiveDate,
@@ -83,6 +85,12 @@ pub fn check_receiving_site(
             Some(site) if super::is_ended(site.end_date, today) => {
                 Some(format!("site {receiving_id} has ended"))
             }
+            Some(ReceivingSiteFacts {
+                end_date: Some(last),
+                ..
+            }) if end_date.is_none_or(|end| end > *last) => Some(format!(
+                "site {receiving_id} ends on {last}: a site that sends its invoices to it must end by then"
+            )),
             Some(_) => None,
         }
     };
@@ -185,14 +193,15 @@ mod tests {
             has_invoice_details: true,
             end_date: None,
         };
-        assert!(check_receiving_site(None, 1, 5, Some(&good), today).is_ok());
+        assert!(check_receiving_site(None, 1, None, 5, Some(&good), today).is_ok());
         let outcomes = [
-            check_receiving_site(Some(5), 1, 5, Some(&good), today),
-            check_receiving_site(None, 1, 5, None, today),
-            check_receiving_site(None, 2, 5, Some(&good), today),
+            check_receiving_site(Some(5), 1, None, 5, Some(&good), today),
+            check_receiving_site(None, 1, None, 5, None, today),
+            check_receiving_site(None, 2, None, 5, Some(&good), today),
             check_receiving_site(
                 None,
                 1,
+                None,
                 5,
                 Some(&ReceivingSiteFacts {
                     has_invoice_details: false,
@@ -203,6 +212,7 @@ mod tests {
             check_receiving_site(
                 None,
                 1,
+                None,
                 5,
                 Some(&ReceivingSiteFacts {
                     end_date: Some(day("2026-11-22")),
@@ -227,7 +237,20 @@ mod tests {
             end_date: Some(today),
             ..good
         };
-        assert!(check_receiving_site(None, 1, 5, Some(&ends_today), today).is_ok());
+        // A receiver that ends is sent to only by sites that end by then.
+        let ends_later = ReceivingSiteFacts {
+            end_date: Some(day("2026-12-31")),
+            ..ends_today
+        };
+        let by =
+            |end: &str| check_receiving_site(None, 1, Some(day(end)), 5, Some(&ends_later), today);
+        assert!(by("2026-12-31").is_ok());
+        assert!(by("2026-12-01").is_ok());
+        insta::assert_snapshot!(by("2027-01-01").unwrap_err(), @"siteIdReceivingInvoice: site 5 ends on 2026-12-31: a site that sends its invoices to it must end by then");
+        assert!(
+            check_receiving_site(None, 1, None, 5, Some(&ends_later), today).is_err(),
+            "open-ended"
+        );
     }
 
     #[test]

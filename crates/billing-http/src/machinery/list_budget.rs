@@ -89,4 +89,4 @@ impl Default for ListBudget {
 pub const DEFAULT_BYTES: usize = 256 * 1024 * 1024;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

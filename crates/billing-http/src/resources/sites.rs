@@ -70,6 +70,7 @@ impl Resource for Sites {
             errors.collect(check_receiving_site(
                 current.map(|site| site.id),
                 input.customer_id,
+                input.end_date.map(|date| date.0),
                 receiving,
                 facts.as_ref(),
                 today(),
@@ -320,39 +321,52 @@ fn label_custom_fields(
     Ok(())
 }
 
-/// A site that active sites send their invoices to keeps its invoice details, its customer and
-/// does not end (409): those sites would have nowhere to send them.
+/// A site that active sites send their invoices to keeps its invoice details and its customer,
+/// and ends no earlier than they do (409): those sites would have nowhere to send them.
 fn check_still_receiving(
     connection: &mut DbConnection,
     site: &Record,
     input: &Input,
 ) -> ApiResult<()> {
-    let ends = is_ended(input.end_date.map(|date| date.0), today());
+    let end_date = input.end_date.map(|date| date.0);
+    let ends = is_ended(end_date, today()) || (end_date.is_some() && end_date != site.end_date);
     let moves = input.customer_id != site.customer_id;
     if !ends && !moves && input.site_invoice_details.is_some() {
         return Ok(());
     }
-    let senders: Vec<i64> = sites::active_senders_to(connection, site.id, today())?
+    // Moving or dropping the details leaves every active sender without a receiver; an end
+    // date, those that go on after it.
+    let ending_after = if moves || input.site_invoice_details.is_none() {
+        None
+    } else {
+        end_date
+    };
+    let senders: Vec<i64> = sites::active_senders_to(connection, site.id, today(), ending_after)?
         .into_iter()
         .filter(|sender| *sender != site.id)
         .collect();
     if senders.is_empty() {
         return Ok(());
     }
-    let what = if ends {
-        "cannot end"
-    } else if moves {
-        "cannot move to another customer"
-    } else {
-        "must keep its siteInvoiceDetails"
-    };
-    Err(ApiError::conflict(format!(
-        "site {} {what}: active sites send their invoices to it ({}); end them or send their invoices elsewhere first",
-        site.id,
-        senders
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    )))
+    let ids = senders
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let id = site.id;
+    Err(ApiError::conflict(match (moves, end_date) {
+        (false, Some(end)) if input.site_invoice_details.is_some() => format!(
+            "site {id} cannot end on {end}: sites that send their invoices to it end later or never ({ids}); end them by {end} or send their invoices elsewhere first"
+        ),
+        _ => {
+            let what = if moves {
+                "cannot move to another customer"
+            } else {
+                "must keep its siteInvoiceDetails"
+            };
+            format!(
+                "site {id} {what}: active sites send their invoices to it ({ids}); end them or send their invoices elsewhere first"
+            )
+        }
+    }))
 }

@@ -89,6 +89,28 @@ api_test! {
         }
     }
 
+    fn a_future_end_date_races_a_new_open_ended_site_sending_to_it(app) {
+        let w = world(&app);
+        for trial in 0..TRIALS {
+            let receiving = id(&create_site(&app, site_body(&w, &format!("Head {trial}"))));
+            let (ended, sender) = together(
+                || app.patch(&format!("/v1/sites/{receiving}"), json!([{ "op": "add", "path": "/endDate", "value": "2999-01-01" }])),
+                || app.post("/v1/sites", sender_body(&w, &format!("Branch {trial}"), receiving)),
+            );
+            assert!(matches!(ended.status, 200 | 409), "trial {trial}: {}", ended.text);
+            assert!(matches!(sender.status, 200 | 400), "trial {trial}: {}", sender.text);
+            assert!(!(ended.status == 200 && sender.status == 200), "trial {trial}: both won");
+            // Whichever won, no open-ended site sends to a site that ends.
+            let site = app.get(&format!("/v1/sites/{receiving}")).json();
+            let open_senders = app.get(&format!(
+                "/v1/sites?page=1&pageSize=10&siteIdReceivingInvoice={receiving}&activeSites=true"
+            )).json();
+            let open_senders: Vec<&Value> = open_senders.as_array().expect("a page").iter()
+                .filter(|sender| sender["endDate"].is_null()).collect();
+            assert!(site["endDate"].is_null() || open_senders.is_empty(), "trial {trial}: {site} receives from {open_senders:?}");
+        }
+    }
+
     fn ending_a_site_races_a_site_repointed_to_it(app) {
         let w = world(&app);
         for trial in 0..TRIALS {

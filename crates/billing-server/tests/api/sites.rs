@@ -487,11 +487,24 @@ api_test! {
             { "op": "replace", "path": "/siteIdReceivingInvoice", "value": spare["id"] }
         ])).assert_problem(409);
         app.patch(&path, json!([{ "op": "replace", "path": "/customerId", "value": other }])).assert_problem(409);
-        // An end date in the future does not end it.
-        assert_eq!(app.patch(&path, json!([{ "op": "add", "path": "/endDate", "value": "2999-01-01" }])).status, 200);
-        // Once the sender has ended, the receiving site may end too; an ended site receives nothing.
+        // Nor end in the future while a sender goes on after that day (or never ends): from
+        // then on the sender would send to an ended site.
+        let future_end = json!([{ "op": "add", "path": "/endDate", "value": "2999-01-01" }]);
+        let refused = app.patch(&path, future_end.clone());
+        assert!(refused.assert_problem(409)["detail"].as_str().expect("detail").contains("cannot end on 2999-01-01"), "{}", refused.text);
         let branch_path = format!("/v1/sites/{}", branch["id"]);
-        assert_eq!(app.patch(&branch_path, json!([{ "op": "add", "path": "/endDate", "value": "2026-01-31" }])).status, 200);
+        let branch_ends = |day: &str| app.patch(&branch_path, json!([{ "op": "add", "path": "/endDate", "value": day }]));
+        assert_eq!(branch_ends("2998-12-31").status, 200);
+        assert_eq!(app.patch(&path, future_end).status, 200);
+        // A sender cannot then go on past its receiver's end, nor a new one start open-ended.
+        assert_eq!(branch_ends("2999-01-02").error_fields(), vec!["siteIdReceivingInvoice"]);
+        assert_eq!(app.post("/v1/sites", sender("Open", receiving["id"].clone())).error_fields(), vec!["siteIdReceivingInvoice"]);
+        let by_then = with(sender("Bounded", receiving["id"].clone()), "/endDate", json!("2999-01-01"));
+        assert_eq!(app.post("/v1/sites", by_then).status, 200);
+        // Once the sender has ended, the receiving site may end too; an ended site receives nothing.
+        assert_eq!(branch_ends("2026-01-31").status, 200);
+        let bounded = app.get("/v1/sites?page=1&pageSize=1&siteName=Bounded").json()[0]["id"].clone();
+        assert_eq!(app.patch(&format!("/v1/sites/{bounded}"), json!([{ "op": "replace", "path": "/endDate", "value": "2026-01-15" }])).status, 200);
         assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/endDate", "value": "2026-02-01" }])).status, 200);
         assert_eq!(app.post("/v1/sites", sender("Late", receiving["id"].clone())).error_fields(), vec!["siteIdReceivingInvoice"]);
     }

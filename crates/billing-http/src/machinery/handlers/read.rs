@@ -182,11 +182,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_pages_share_follows_what_the_connection_has_not_taken() {
-        let sites = crate::resources::documentation()
-            .into_iter()
-            .find(|resource| resource.path == "sites")
-            .expect("sites")
-            .fields;
+        let sites = crate::machinery::list_budget::tests::site_fields();
         let whole = 64 * 1024 * 1024;
         let budget = ListBudget::new(whole);
         let share = budget.take(sites, 1000).await;

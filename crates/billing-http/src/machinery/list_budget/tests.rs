@@ -2,6 +2,15 @@ use std::time::Duration;
 
 use super::*;
 
+/// The members of a site, the resource with the largest records.
+pub(crate) fn site_fields() -> &'static [Field] {
+    crate::resources::documentation()
+        .into_iter()
+        .find(|resource| resource.path == "sites")
+        .expect("sites")
+        .fields
+}
+
 #[test]
 fn every_resources_worst_case_record_is_counted_from_its_declaration() {
     let sizes: Vec<String> = crate::resources::documentation()
@@ -33,11 +42,7 @@ fn an_audit_events_states_are_counted_as_the_largest_record() {
 
 #[tokio::test]
 async fn pages_wait_while_what_they_may_hold_does_not_fit() {
-    let sites = crate::resources::documentation()
-        .into_iter()
-        .find(|resource| resource.path == "sites")
-        .expect("sites")
-        .fields;
+    let sites = site_fields();
     let budget = ListBudget::new(64 * 1024 * 1024);
     // A page of 1,000 sites may hold more than the whole budget: it takes all of it.
     assert_eq!(
