@@ -404,8 +404,10 @@ pub fn check_scope_of_write(
     if caller.contract_owners.allows(contract_owner_id) {
         Ok(())
     } else {
+        // The owner is not named: the value may be a customer or site of another owner, whose
+        // owner the caller is not to learn.
         Err(ApiError::forbidden(format!(
-            "{field}: contract owner {contract_owner_id} is not one of your contract owners"
+            "{field}: is outside your contract owners"
         )))
     }
 }

@@ -28,9 +28,9 @@ impl Resource for AdhocBillRuns {
         current: &Record,
     ) -> ApiResult<()> {
         let sites: Vec<i64> = current.site_ids.clone();
-        super::common::check_sites_in_scope(connection, caller, &sites, |site| {
+        super::common::check_sites_in_scope(connection, caller, &sites, |_| {
             format!(
-                "ad hoc bill run {} bills site {site} of a contract owner you are not allowed to see; only a user allowed every site of the run may change or delete it",
+                "ad hoc bill run {} bills a site of a contract owner you are not allowed to see; only a user allowed every site of the run may change or delete it",
                 current.id
             )
         })

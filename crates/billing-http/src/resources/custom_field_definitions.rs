@@ -27,9 +27,9 @@ impl Resource for CustomFieldDefinitions {
             connection,
             caller,
             |connection| billing_persistence::sites::using_custom_field(connection, current.id),
-            |site| {
+            |_| {
                 format!(
-                    "custom field definition {} is used by site {site}, of a contract owner you are not allowed to see",
+                    "custom field definition {} is used by a site of a contract owner you are not allowed to see",
                     current.id
                 )
             },

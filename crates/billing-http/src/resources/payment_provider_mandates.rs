@@ -30,9 +30,9 @@ impl Resource for PaymentProviderMandates {
             connection,
             caller,
             |connection| sites::naming_mandate(connection, provider, reference),
-            |site| {
+            |_| {
                 format!(
-                    "payment provider mandate {} is named by site {site}, of a contract owner you are not allowed to see",
+                    "payment provider mandate {} is named by a site of a contract owner you are not allowed to see",
                     current.id
                 )
             },

@@ -285,7 +285,9 @@ api_test! {
         let token = restricted(&app, "rival", &["CUSTOMER_MANAGER", "BILLING_MANAGER"], &[rival_owner]);
         let status = json!([{ "op": "replace", "path": "/status", "value": "Cancelled" }]);
         let label = json!([{ "op": "replace", "path": "/label", "value": "Taken" }]);
-        app.patch_as(&token, &used, status.clone()).assert_problem(403);
+        // Refused without naming the other owner's site.
+        let refused = app.patch_as(&token, &used, status.clone()).assert_problem(403);
+        assert!(refused["detail"].as_str().expect("detail").contains("named by a site of a contract owner you are not allowed to see"), "{refused}");
         send_as(&app, &token, "DELETE", &used, None).assert_problem(403);
         app.patch_as(&token, &format!("/v1/custom-field-definitions/{}", w.field), label.clone()).assert_problem(403);
         assert_eq!(app.get(&used).json()["status"], "Active", "nothing changed");

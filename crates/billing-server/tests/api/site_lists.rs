@@ -324,7 +324,9 @@ api_test! {
         app.get_as(&token, &format!("/v1/sites/{}", theirs["id"])).assert_problem(403);
         assert_eq!(app.get_as(&token, &format!("/v1/sites/{}", mine["id"])).status, 200);
         let sneaky = with(site_body(&w, "Sneaky"), "/customerId", json!(rival));
-        app.post_as(&token, "/v1/sites", sneaky).assert_problem(403);
+        // The refusal does not say whose the customer is.
+        let refused = app.post_as(&token, "/v1/sites", sneaky).assert_problem(403);
+        assert_eq!(refused["detail"], "customerId: is outside your contract owners");
         assert_eq!(app.get_as(&token, "/v1/inventory-items?page=1&pageSize=10").header("x-total-count"), Some("0"));
         app.get_as(&token, &format!("/v1/inventory-items/{}", their_item["id"])).assert_problem(403);
         app.post_as(&token, "/v1/inventory-items", json!({ "siteId": theirs["id"], "productCode": "Y", "startDate": "2026-01-01" })).assert_problem(403);
