@@ -24,7 +24,7 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
         ));
     }
     check_operations(&body)?;
-    let patch: Patch = super::request::deserialize(body)?;
+    let mut patch: Patch = super::request::deserialize(body)?;
     if patch.0.len() > MAX_OPERATIONS {
         return Err(ApiError::field(
             "body",
@@ -100,6 +100,19 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
                 &mut errors,
             );
             errors.into_result(|| ()).map_err(ApiError::validation)?;
+        }
+    }
+    // A write-only member is never in the record's JSON form, so `replace` of it (which needs
+    // the member to be there) is the `add` that sets it.
+    for operation in &mut patch.0 {
+        if let PatchOperation::Replace(op) = operation
+            && members::resolve(fields, &segments(op.path.as_str()))
+                .is_some_and(|target| target.field.access == Access::WriteOnly)
+        {
+            *operation = PatchOperation::Add(json_patch::AddOperation {
+                path: op.path.clone(),
+                value: std::mem::take(&mut op.value),
+            });
         }
     }
     Ok(patch)
@@ -230,13 +243,17 @@ fn segments(pointer: &str) -> Vec<String> {
 pub fn apply(document: &mut Value, patch: &Patch, max_bytes: usize) -> Result<(), ApiError> {
     let mut size = json_size(document);
     for (index, operation) in patch.0.iter().enumerate() {
-        let placed = match operation {
-            PatchOperation::Add(op) => json_size(&op.value),
-            PatchOperation::Replace(op) => json_size(&op.value),
-            PatchOperation::Copy(op) => document.pointer(op.from.as_str()).map_or(0, json_size),
-            _ => 0,
+        // What the operation puts in, less what it takes out (a replaced or removed value): the
+        // document's size as it goes, so a patch that never grows it is never refused for size.
+        let at = |pointer: &str| document.pointer(pointer).map_or(0, json_size);
+        let (placed, taken) = match operation {
+            PatchOperation::Add(op) => (json_size(&op.value), 0),
+            PatchOperation::Replace(op) => (json_size(&op.value), at(op.path.as_str())),
+            PatchOperation::Copy(op) => (at(op.from.as_str()), 0),
+            PatchOperation::Remove(op) => (0, at(op.path.as_str())),
+            _ => (0, 0),
         };
-        size = size.saturating_add(placed);
+        size = size.saturating_add(placed).saturating_sub(taken);
         if size > max_bytes {
             return Err(ApiError::field(
                 format!("[{index}]"),

@@ -108,6 +108,17 @@ api_test! {
             { "op": "replace", "path": "/name", "value": "Renamed" }
         ]));
         assert_eq!(fine.status, 200, "{}", fine.text);
+        // What an operation takes out counts too: copying 2 KB in and removing it again, 300
+        // times over (600 KB put in, never more than 2 KB at once), is not too large.
+        let mut operations = vec![json!({ "op": "add", "path": "/zz", "value": ["x".repeat(2000)] })];
+        for _ in 0..300 {
+            operations.push(json!({ "op": "copy", "from": "/zz/0", "path": "/zz/-" }));
+            operations.push(json!({ "op": "remove", "path": "/zz/1" }));
+        }
+        operations.push(json!({ "op": "remove", "path": "/zz" }));
+        operations.push(json!({ "op": "replace", "path": "/name", "value": "Renamed again" }));
+        let churned = app.patch(&path, Value::Array(operations));
+        assert_eq!(churned.status, 200, "{}", churned.text);
     }
 
     fn a_rating_request_stops_at_the_first_item_too_many(app) {

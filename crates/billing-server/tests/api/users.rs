@@ -108,6 +108,11 @@ api_test! {
         let reply = app.patch("/v1/users/2", json!([{ "op": "add", "path": "/password", "value": "second-password-2" }]));
         assert_eq!(reply.status, 200, "{}", reply.text);
         app.login("pat", "second-password-2");
+        // `replace` sets it as `add` does (the member is write-only: never in the record).
+        let reply = app.patch("/v1/users/2", json!([{ "op": "replace", "path": "/password", "value": "third-password-3" }]));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert!(reply.json().get("password").is_none());
+        app.login("pat", "third-password-3");
     }
 
     fn only_administrators_manage_users(app) {
