@@ -337,6 +337,9 @@ pub async fn read_json(
     )
     .await?;
     let value = serde_json::from_slice::<Value>(&bytes).map_err(not_json)?;
+    if let Some(path) = super::repeated_members::first_repeated_member(&bytes) {
+        return Err(ApiError::field(path, super::repeated_members::REPEATED));
+    }
     Ok((value, bytes))
 }
 

@@ -13,6 +13,8 @@ use billing_domain::dates::parse_date;
 use chrono::NaiveDate;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::machinery::repeated_members::REPEATED;
+
 use super::rating_lookups::{
     CALL_CLASS, DIALLED_NUMBER, MAX_ITEMS, MAX_NUMBER_CHARS, MAX_TEXT_CHARS, SERVICE_ID, SOURCE,
 };
@@ -284,7 +286,14 @@ impl<'de> OneShape<'de> for BodySeed<'_> {
 
     fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let state = self.state;
+        let mut named = Named::of([SOURCE, "date", "items"]);
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
+            if named.again(&name) {
+                state.error(name.as_ref(), REPEATED);
+                map.next_value::<IgnoredAny>()?;
+                state.check_error_count()?;
+                continue;
+            }
             match name.as_ref() {
                 NUMBER_TOKEN => {
                     map.next_value::<IgnoredAny>()?;
@@ -386,6 +395,30 @@ impl<'de> OneShape<'de> for ItemsSeed<'_> {
     }
 }
 
+/// Which of an object's known members it has named so far (an unknown member is an error
+/// each time anyway).
+struct Named {
+    known: [&'static str; 3],
+    seen: [bool; 3],
+}
+
+impl Named {
+    fn of(known: [&'static str; 3]) -> Self {
+        Named {
+            known,
+            seen: [false; 3],
+        }
+    }
+
+    /// Whether the known member `name` was named before (noting it).
+    fn again(&mut self, name: &str) -> bool {
+        match self.known.iter().position(|known| *known == name) {
+            Some(index) => std::mem::replace(&mut self.seen[index], true),
+            None => false,
+        }
+    }
+}
+
 /// One item: an object of `dialledNumber`, `callClass` and `serviceId`, each a string or null.
 struct ItemSeed<'s> {
     state: &'s mut State,
@@ -400,7 +433,13 @@ impl<'de> OneShape<'de> for ItemSeed<'_> {
         let ItemSeed { state, index } = self;
         let path = || format!("items[{index}]");
         let mut item = Item::default();
+        let mut named = Named::of([DIALLED_NUMBER, CALL_CLASS, SERVICE_ID]);
         while let Some(Name(name)) = map.next_key::<Name<'de>>()? {
+            if named.again(&name) {
+                state.error(format!("{}.{name}", path()), REPEATED);
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
             let (slot, max) = match name.as_ref() {
                 NUMBER_TOKEN => {
                     map.next_value::<IgnoredAny>()?;

@@ -157,6 +157,27 @@ api_test! {
         reply.assert_problem(400);
     }
 
+    fn a_member_named_twice_is_refused_not_read_as_its_last_value(app) {
+        // A proxy or validator that reads the first value would see another request.
+        let send = |method: &str, path: &str, kind: &str, body: &str| {
+            app.send(method, path, Some(&app.admin_token), &[], Some((kind, body.to_owned())))
+        };
+        let created = send("POST", "/v1/contract-owners", "application/json", r#"{"name":"First","name":"Second"}"#);
+        created.assert_problem(400);
+        assert_eq!(created.error_fields(), vec!["name"], "{}", created.text);
+        let owner = app.create("/v1/contract-owners", json!({ "name": "Acme", "subBrands": [{ "name": "A" }] }));
+        let path = format!("/v1/contract-owners/{}", owner["id"]);
+        let patched = send("PATCH", &path, "application/json-patch+json",
+            r#"[{"op":"replace","path":"/name","value":"x","value":"y"}]"#);
+        assert_eq!(patched.error_fields(), vec!["[0].value"], "{}", patched.text);
+        let nested = send("PUT", &path, "application/json", r#"{"name":"Acme","subBrands":[{"name":"A","name":"B"}]}"#);
+        assert_eq!(nested.error_fields(), vec!["subBrands[0].name"], "{}", nested.text);
+        assert_eq!(app.get(&path).json()["name"], "Acme", "nothing was written");
+        let signed_in = app.send("POST", "/v1/authenticate", None, &[],
+            Some(("application/json", r#"{"username":"admin","username":"other","password":"x"}"#.to_owned())));
+        assert_eq!(signed_in.error_fields(), vec!["username"], "{}", signed_in.text);
+    }
+
     fn a_body_that_trickles_is_refused(app, settings => settings.body_timeout_seconds = 1) {
         let head = format!(
             "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n",

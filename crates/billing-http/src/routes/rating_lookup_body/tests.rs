@@ -128,3 +128,14 @@ fn broken_json_is_a_syntax_error() {
         Err(BodyError::Syntax(_))
     ));
 }
+
+#[test]
+fn a_member_named_twice_is_refused_not_read_as_its_last_value() {
+    insta::assert_snapshot!(
+        fields(r#"{"referenceDataSourceId":1,"items":[{"dialledNumber":"1","dialledNumber":"2"}],"referenceDataSourceId":2}"#).join("\n"),
+        @r"
+    items[0].dialledNumber: is given more than once: an object names each member once
+    referenceDataSourceId: is given more than once: an object names each member once
+    "
+    );
+}
