@@ -157,7 +157,8 @@ pub async fn middleware(
                 None => next
                     .call(request)
                     .await
-                    .map(ServiceResponse::map_into_boxed_body),
+                    .map(ServiceResponse::map_into_boxed_body)
+                    .map(problem_for_bare_404),
             };
             let user_id = CONTEXT
                 .try_with(|context| context.user_id.get())
@@ -206,6 +207,26 @@ pub async fn middleware(
         body: answer,
         request: body,
     }))
+}
+
+/// A 404 with no body that a library route answered (a file Swagger UI does not have, under
+/// `/docs/`) is told as problem+json like every other; `HEAD` answers have no body by design.
+fn problem_for_bare_404(response: ServiceResponse) -> ServiceResponse {
+    let bare = response.status() == actix_web::http::StatusCode::NOT_FOUND
+        && response.request().method() != actix_web::http::Method::HEAD
+        && !response
+            .headers()
+            .contains_key(actix_web::http::header::CONTENT_TYPE)
+        && matches!(
+            response.response().body().size(),
+            BodySize::None | BodySize::Sized(0)
+        );
+    if !bare {
+        return response;
+    }
+    let request = response.request().clone();
+    let error = crate::unknown_route(&request);
+    ServiceResponse::new(request, actix_web::ResponseError::error_response(&error))
 }
 
 /// An answer's body, holding the request's body (if it had one) until the answer is written.

@@ -139,6 +139,11 @@ api_test! {
         assert!(page.text.contains("Swagger UI"));
         let initializer = app.send("GET", "/docs/swagger-initializer.js", None, &[], None);
         assert!(initializer.text.contains("/v1/openapi.json"));
+        // A file it does not have is a 404 told like every other.
+        let missing = app.send("GET", "/docs/no-such-file.js", None, &[], None);
+        assert_eq!(missing.assert_problem(404)["detail"], "no route for GET /docs/no-such-file.js");
+        let head = app.send("HEAD", "/docs/no-such-file.js", None, &[], None);
+        assert_eq!((head.status, head.text.as_str()), (404, ""));
     }
 
     fn the_openapi_document_describes_every_route(app) {
