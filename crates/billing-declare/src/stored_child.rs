@@ -14,6 +14,15 @@ pub fn stored_child(handed: Handed<ChildWith>) -> syn::Result<TokenStream> {
     let parent = &handed.with.parent;
     let row_and_changes = row_and_changes(declaration, Some(parent));
     let table_definition = table_definition(declaration, Some(parent))?;
+    let table_name = table.to_string();
+    // The element's own children go with it (ON DELETE CASCADE): never "still using" it.
+    let owned: Vec<String> = declaration
+        .children
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .map(|child| child.table.to_string())
+        .collect();
     Ok(quote! {
         mod stored {
             #[allow(unused_imports)]
@@ -66,11 +75,13 @@ pub fn stored_child(handed: Handed<ChildWith>) -> syn::Result<TokenStream> {
                     }
                     plan.push((reused, changes));
                 }
-                let gone: Vec<i64> = existing.into_iter().filter(|id| !kept.contains(id)).collect();
-                ::billing_persistence::in_chunks(&gone, |chunk| {
-                    ::diesel::delete(#table::table.filter(#table::id.eq_any(chunk))).execute(connection)?;
-                    Ok(Vec::<()>::new())
-                })?;
+                // Each element left out goes on its own, so that one other records still use is
+                // named (`StillReferenced`: 409 naming their tables) and nothing is deleted.
+                for gone in existing.into_iter().filter(|id| !kept.contains(id)) {
+                    ::billing_persistence::references::delete_row(connection, #table_name, gone, &[#(#owned),*], |c| {
+                        Ok(::diesel::delete(#table::table.find(gone)).execute(c)?)
+                    })?;
+                }
                 let mut ids = Vec::with_capacity(plan.len());
                 for (ordinal, (reused, changes)) in plan.into_iter().enumerate() {
                     let ordinal = ordinal as i64;

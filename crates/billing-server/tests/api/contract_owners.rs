@@ -155,4 +155,23 @@ api_test! {
         assert_eq!(events[1]["before"]["subBrands"][0]["name"], "A", "{events}");
         assert_eq!(events[1]["after"]["subBrands"][0]["name"], "B");
     }
+
+    fn a_sub_brand_a_customer_uses_is_kept_and_named(app) {
+        let owner = app.create("/v1/contract-owners", json!({ "name": "Acme", "subBrands": [{ "name": "A" }, { "name": "B" }] }));
+        let path = format!("/v1/contract-owners/{}", owner["id"]);
+        let brand = owner["subBrands"][1]["id"].as_i64().expect("brand");
+        let cycle = app.create("/v1/billing-cycles", json!({ "name": "Monthly" }));
+        app.create("/v1/customers", json!({ "customerName": "Bob", "customerReference": "R", "contractOwnerId": owner["id"],
+            "contractOwnerSubBrandId": brand, "billingCycleId": cycle["id"], "startDate": "2026-01-01" }));
+        // Removing it, or a PUT that leaves it out, is 409 naming who uses it; nothing changes.
+        let removed = app.patch(&path, json!([{ "op": "remove", "path": "/subBrands/1" }]));
+        let problem = removed.assert_problem(409);
+        assert_eq!(problem["detail"], format!("contract owner sub brand {brand} is still used by: customers"));
+        app.put(&path, json!({ "name": "Acme", "subBrands": [{ "name": "A" }] })).assert_problem(409);
+        assert_eq!(app.get(&path).json()["subBrands"], owner["subBrands"]);
+        // The brand nobody uses goes.
+        let kept = app.patch(&path, json!([{ "op": "remove", "path": "/subBrands/0" }]));
+        assert_eq!(kept.status, 200, "{}", kept.text);
+        assert_eq!(kept.json()["subBrands"][0]["id"], brand);
+    }
 }
