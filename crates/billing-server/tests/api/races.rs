@@ -73,18 +73,46 @@ fn assert_routing_holds(app: &TestApp, receiving: i64, trial: usize) {
     );
 }
 
+/// Gives a new receiving site the end date `end` while a new open-ended site is created to
+/// send its invoices to it: never both. The receiving site's id.
+fn end_races_a_new_sender(app: &TestApp, w: &World, trial: usize, end: &str) -> i64 {
+    let receiving = id(&create_site(app, site_body(w, &format!("Head {trial}"))));
+    let (ended, sender) = together(
+        || {
+            app.patch(
+                &format!("/v1/sites/{receiving}"),
+                json!([{ "op": "add", "path": "/endDate", "value": end }]),
+            )
+        },
+        || {
+            app.post(
+                "/v1/sites",
+                sender_body(w, &format!("Branch {trial}"), receiving),
+            )
+        },
+    );
+    assert!(
+        matches!(ended.status, 200 | 409),
+        "trial {trial}: {}",
+        ended.text
+    );
+    assert!(
+        matches!(sender.status, 200 | 400),
+        "trial {trial}: {}",
+        sender.text
+    );
+    assert!(
+        !(ended.status == 200 && sender.status == 200),
+        "trial {trial}: both won"
+    );
+    receiving
+}
+
 api_test! {
     fn ending_a_site_races_a_new_site_sending_to_it(app) {
         let w = world(&app);
         for trial in 0..TRIALS {
-            let receiving = id(&create_site(&app, site_body(&w, &format!("Head {trial}"))));
-            let (ended, sender) = together(
-                || app.patch(&format!("/v1/sites/{receiving}"), json!([{ "op": "add", "path": "/endDate", "value": "2026-02-01" }])),
-                || app.post("/v1/sites", sender_body(&w, &format!("Branch {trial}"), receiving)),
-            );
-            assert!(matches!(ended.status, 200 | 409), "trial {trial}: {}", ended.text);
-            assert!(matches!(sender.status, 200 | 400), "trial {trial}: {}", sender.text);
-            assert!(!(ended.status == 200 && sender.status == 200), "trial {trial}: both won");
+            let receiving = end_races_a_new_sender(&app, &w, trial, "2026-02-01");
             assert_routing_holds(&app, receiving, trial);
         }
     }
@@ -92,14 +120,7 @@ api_test! {
     fn a_future_end_date_races_a_new_open_ended_site_sending_to_it(app) {
         let w = world(&app);
         for trial in 0..TRIALS {
-            let receiving = id(&create_site(&app, site_body(&w, &format!("Head {trial}"))));
-            let (ended, sender) = together(
-                || app.patch(&format!("/v1/sites/{receiving}"), json!([{ "op": "add", "path": "/endDate", "value": "2999-01-01" }])),
-                || app.post("/v1/sites", sender_body(&w, &format!("Branch {trial}"), receiving)),
-            );
-            assert!(matches!(ended.status, 200 | 409), "trial {trial}: {}", ended.text);
-            assert!(matches!(sender.status, 200 | 400), "trial {trial}: {}", sender.text);
-            assert!(!(ended.status == 200 && sender.status == 200), "trial {trial}: both won");
+            let receiving = end_races_a_new_sender(&app, &w, trial, "2999-01-01");
             // Whichever won, no open-ended site sends to a site that ends.
             let site = app.get(&format!("/v1/sites/{receiving}")).json();
             let open_senders = app.get(&format!(
