@@ -15,6 +15,8 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 
+use crate::machinery::handlers::{PageAnswer, PageBody};
+
 /// Smaller answers go as they are: compressing them saves less than a packet.
 pub const MIN_BYTES: usize = 1024;
 /// Bodies from this size on are compressed on the blocking pool.
@@ -177,23 +179,30 @@ pub async fn middleware(
     };
     let headers = head.headers_mut();
     headers.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-    let body = match encoded {
+    let body: Vec<u8> = match encoded {
         Ok(encoded) => {
             headers.insert(
                 header::CONTENT_ENCODING,
                 HeaderValue::from_static(coding.token()),
             );
-            encoded.into()
+            encoded
         }
         Err(error) => {
             tracing::warn!(%error, "could not compress a response; sent as it is");
-            bytes
+            bytes.to_vec()
         }
     };
-    Ok(ServiceResponse::new(
-        request,
-        head.set_body(BoxBody::new(body)),
-    ))
+    // A list page's answer stays in the list budget until the client has read it, compressed
+    // as it was before (`list_budget`).
+    let page = head.extensions().get::<PageAnswer>().cloned();
+    let body = match page {
+        Some(PageAnswer(budget)) => {
+            let share = budget.take_bytes(body.len()).await;
+            BoxBody::new(PageBody::new(body, Some(share)))
+        }
+        None => BoxBody::new(body),
+    };
+    Ok(ServiceResponse::new(request, head.set_body(body)))
 }
 
 #[cfg(test)]
@@ -248,5 +257,53 @@ mod tests {
             assert_eq!(&decoded, body);
         }
         insta::assert_snapshot!(format!("{:?}", negotiate("deflate, gzip;q=1.0, br;q=1.0")), @"Some(Brotli)");
+    }
+
+    #[actix_web::test]
+    async fn a_compressed_page_stays_in_the_list_budget_until_read() {
+        use actix_web::{App, HttpResponse, middleware::from_fn, test, web};
+
+        use crate::machinery::list_budget::ListBudget;
+
+        let whole = 1024 * 1024;
+        let budget = ListBudget::new(whole);
+        let page = budget.clone();
+        let app = test::init_service(App::new().wrap(from_fn(middleware)).route(
+            "/page",
+            web::get().to(move || {
+                let page = page.clone();
+                async move {
+                    // 300 KiB of records, not very compressible.
+                    let body: Vec<u8> = (0..300 * 1024u32)
+                        .map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919 % 36) as usize])
+                        .collect();
+                    let share = page.take_bytes(body.len()).await;
+                    let mut response = HttpResponse::Ok();
+                    response.extensions_mut().insert(PageAnswer(page.clone()));
+                    response
+                        .content_type("application/json")
+                        .body(PageBody::new(body, Some(share)))
+                }
+            }),
+        ))
+        .await;
+        let request = test::TestRequest::get()
+            .uri("/page")
+            .insert_header((header::ACCEPT_ENCODING, "gzip"))
+            .to_request();
+        let response = test::call_service(&app, request).await;
+        assert_eq!(
+            response
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .expect("gzip"),
+            "gzip"
+        );
+        // Written and compressed, not yet read: its compressed bytes are still counted.
+        let held = whole - budget.available_bytes();
+        assert!(held > 0 && held < 300 * 1024, "{held}");
+        let body = test::read_body(response).await;
+        assert!(held >= body.len(), "{held} {}", body.len());
+        assert_eq!(budget.available_bytes(), whole, "read: given back");
     }
 }

@@ -5,8 +5,8 @@
 //! (`BILLING_LIST_MEMORY_BYTES`, 256 MiB by default). Once the page is written the share
 //! shrinks to the bytes of the answer, and then to the bytes the connection has not taken yet,
 //! as it takes them (`PageBody`, in chunks: the HTTP library asks for the next chunk only when
-//! the client has read enough of the last), so an answer a slow client has not read is still
-//! counted; a list whose worst case passes the whole budget takes all of it, so it runs alone.
+//! the client has read enough of the last; a compressed answer is counted at its compressed
+//! bytes), so an answer a slow client has not read is still counted; a list whose worst case passes the whole budget takes all of it, so it runs alone.
 //! Lists wait their turn (first come, first served) instead of being refused.
 
 use std::sync::Arc;
@@ -18,6 +18,8 @@ use super::fields::{Field, max_json_bytes};
 /// The budget is counted in KiB.
 const UNIT: usize = 1024;
 
+/// Clones share one budget.
+#[derive(Clone)]
 pub struct ListBudget {
     permits: Arc<Semaphore>,
     units: u32,
@@ -46,6 +48,19 @@ impl ListBudget {
     /// being built leave; the share is given back as it shrinks and when it is dropped.
     pub async fn take(&self, fields: &[Field], page_size: u32) -> Share {
         let units = self.units_for(fields, page_size);
+        Share(
+            Arc::clone(&self.permits)
+                .acquire_many_owned(units)
+                .await
+                .expect("the list budget is never closed"),
+        )
+    }
+
+    /// Waits until `bytes` fit (a page's answer once compressed: `compression.rs`).
+    pub async fn take_bytes(&self, bytes: usize) -> Share {
+        let units = u32::try_from(bytes.div_ceil(UNIT))
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.units);
         Share(
             Arc::clone(&self.permits)
                 .acquire_many_owned(units)

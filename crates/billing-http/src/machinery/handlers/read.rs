@@ -2,7 +2,7 @@
 //! `HEAD` on an item).
 
 use super::*;
-use crate::machinery::list_budget::Share;
+use crate::machinery::list_budget::{ListBudget, Share};
 
 pub async fn list<R: Resource>(
     request: HttpRequest,
@@ -45,6 +45,10 @@ pub async fn list<R: Resource>(
         page_size: 1,
     });
     let mut response = HttpResponse::Ok();
+    // Compressed, the answer keeps a share of the budget for its unread bytes too.
+    response
+        .extensions_mut()
+        .insert(PageAnswer(state.list_budget.clone()));
     response.insert_header(("X-Total-Count", total.to_string()));
     applied(&state, stated, &mut response);
     if let Some(links) = link_header(&request, &pairs, page, total) {
@@ -126,19 +130,24 @@ pub async fn get<R: Resource>(
     ))
 }
 
+/// Marks a list page's answer with the budget it is counted in (`compression.rs` keeps its
+/// compressed bytes in it).
+#[derive(Clone)]
+pub struct PageAnswer(pub ListBudget);
+
 /// The most of a page's answer handed to the connection at once.
 const PAGE_CHUNK_BYTES: usize = 64 * 1024;
 
 /// A page's JSON with its share of the list budget, which shrinks to the bytes the connection
 /// has not taken yet as it takes them, chunk by chunk (`list_budget`): an answer a slow client
 /// has not read stays counted, and what it has read is given back.
-pub(crate) struct PageBody {
+pub struct PageBody {
     body: actix_web::web::Bytes,
     share: Option<Share>,
 }
 
 impl PageBody {
-    pub(crate) fn new(body: Vec<u8>, mut share: Option<Share>) -> Self {
+    pub fn new(body: Vec<u8>, mut share: Option<Share>) -> Self {
         if let Some(share) = &mut share {
             share.hold_only(body.len());
         }
