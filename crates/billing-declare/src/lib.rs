@@ -43,6 +43,7 @@ mod grammar;
 mod handed_on;
 mod stored;
 mod stored_child;
+mod stored_table;
 
 use proc_macro::TokenStream;
 

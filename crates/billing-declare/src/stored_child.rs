@@ -6,7 +6,8 @@ use quote::quote;
 use syn::Ident;
 
 use crate::grammar::json_name;
-use crate::stored::{ChildWith, Handed, NestedWith, row_and_changes, table_definition};
+use crate::stored::{ChildWith, Handed, NestedWith, row_and_changes};
+use crate::stored_table::table_definition;
 
 pub fn stored_child(handed: Handed<ChildWith>) -> syn::Result<TokenStream> {
     let declaration = &handed.declaration;

@@ -22,6 +22,7 @@ mod deploy_recipes;
 mod fuzzing_findings;
 mod hostile;
 mod operations;
+mod owner_scope;
 mod races;
 mod rated_records;
 mod rating_lookups;

@@ -11,7 +11,7 @@ use std::sync::Barrier;
 
 use serde_json::{Value, json};
 
-use crate::hostile::restricted;
+use crate::owner_scope::restricted;
 use crate::sites::{World, create_site, site_body, world};
 use crate::support::{Reply, TestApp, reference_chain};
 
