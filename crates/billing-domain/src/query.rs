@@ -158,7 +158,7 @@ pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
                 } else {
                     (DecimalFilter::Equals, raw)
                 };
-            crate::money::parse_decimal(value, scale)
+            crate::money::parse_plain_decimal(value, scale)
                 .map(|units| Filter::Decimal(make(units)))
                 .map_err(|reason| format!("{reason}; expected {}", kind.syntax()))
         }

@@ -158,6 +158,12 @@ pub async fn middleware(
     }
     let (request, response) = response.into_parts();
     let (mut head, body) = response.into_parts();
+    // A list page's share of the list budget: held while it is read whole and compressed,
+    // then for its compressed bytes until the client has read them.
+    let share = head
+        .extensions()
+        .get::<PageAnswer>()
+        .and_then(PageAnswer::take_share);
     let bytes = match body.try_into_bytes() {
         Ok(bytes) => bytes,
         // A sized body that streams its buffer (a list page holding its share of the list
@@ -192,14 +198,8 @@ pub async fn middleware(
             bytes.to_vec()
         }
     };
-    // A list page's answer stays in the list budget until the client has read it, compressed
-    // as it was before (`list_budget`).
-    let page = head.extensions().get::<PageAnswer>().cloned();
-    let body = match page {
-        Some(PageAnswer(budget)) => {
-            let share = budget.take_bytes(body.len()).await;
-            BoxBody::new(PageBody::new(body, Some(share)))
-        }
+    let body = match share {
+        Some(share) => BoxBody::new(PageBody::new(body, Some(share))),
         None => BoxBody::new(body),
     };
     Ok(ServiceResponse::new(request, head.set_body(body)))
@@ -278,11 +278,10 @@ mod tests {
                         .map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919 % 36) as usize])
                         .collect();
                     let share = page.take_bytes(body.len()).await;
+                    let page_body = PageBody::new(body, Some(share));
                     let mut response = HttpResponse::Ok();
-                    response.extensions_mut().insert(PageAnswer(page.clone()));
-                    response
-                        .content_type("application/json")
-                        .body(PageBody::new(body, Some(share)))
+                    response.extensions_mut().insert(page_body.answer());
+                    response.content_type("application/json").body(page_body)
                 }
             }),
         ))

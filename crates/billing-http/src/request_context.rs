@@ -128,6 +128,11 @@ pub async fn middleware(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
+    // Swagger UI's files answer GET only: a HEAD for one is served as its GET (the HTTP library
+    // leaves the body out of the answer to a HEAD, whatever the route saw).
+    if request.method() == actix_web::http::Method::HEAD && request.path().starts_with("/docs/") {
+        request.head_mut().method = actix_web::http::Method::GET;
+    }
     let context = RequestContext {
         request_id: request_id_from(&request),
         path: request.path().to_owned(),

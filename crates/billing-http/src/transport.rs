@@ -15,6 +15,7 @@
 //! Everything else passes through untouched; the only work per request is measuring its
 //! request line as it is read.
 
+use std::future::Future;
 use std::io;
 use std::net::{SocketAddr, TcpListener};
 use std::pin::Pin;
@@ -75,10 +76,13 @@ pub fn serve_api(
                 .local_addr(address)
                 // The application reads no host from its config: requests carry their own.
                 .h1(map_config(application, |()| AppConfig::default()));
-            fn_service(|stream: TcpStream| async move {
+            // A client that reads nothing of an answer for as long as a body may take to
+            // arrive is given up on.
+            let stall_limit = state.limits.body_timeout;
+            fn_service(move |stream: TcpStream| async move {
                 let peer = stream.peer_addr().ok();
                 let _ = stream.set_nodelay(true);
-                Ok((ProblemTransport::new(stream), peer))
+                Ok((ProblemTransport::new(stream, stall_limit), peer))
             })
             .and_then(http)
         })?
@@ -118,9 +122,14 @@ async fn stop_on_signals(server: actix_server::ServerHandle) {
     }
 }
 
-/// A connection whose bare parse-error answers become problem+json.
+/// A connection whose bare parse-error answers become problem+json, and which gives up on a
+/// client that reads nothing of an answer for `stall_limit`: the connection closes, and the
+/// answer (a list page's share of the list budget with it) is let go.
 pub struct ProblemTransport<T> {
     io: T,
+    stall_limit: Duration,
+    /// Running while the client takes none of what is written.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
     /// The rest of a replacement answer still to be written.
     pending: Vec<u8>,
     /// The length of the request line being read (the first line after the last answer).
@@ -130,9 +139,11 @@ pub struct ProblemTransport<T> {
 }
 
 impl<T> ProblemTransport<T> {
-    pub fn new(io: T) -> Self {
+    pub fn new(io: T, stall_limit: Duration) -> Self {
         Self {
             io,
+            stall_limit,
+            stalled: None,
             pending: Vec::new(),
             request_line: 0,
             in_request_line: true,
@@ -239,6 +250,22 @@ impl<T: AsyncRead + Unpin> AsyncRead for ProblemTransport<T> {
 }
 
 impl<T: AsyncWrite + Unpin> ProblemTransport<T> {
+    /// The client takes nothing: `Pending` until it has taken nothing for `stall_limit`, then
+    /// the error that closes the connection.
+    fn poll_stalled(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let limit = self.stall_limit;
+        let timer = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client read nothing of the answer for too long",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
     /// Writes what is left of a replacement; `Ready` once it is all written.
     fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while !self.pending.is_empty() {
@@ -278,7 +305,13 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemTransport<T> {
             return Poll::Ready(Ok(buf.len()));
         }
         this.note_answer();
-        Pin::new(&mut this.io).poll_write(cx, buf)
+        match Pin::new(&mut this.io).poll_write(cx, buf) {
+            Poll::Pending => this.poll_stalled(cx),
+            written => {
+                this.stalled = None;
+                written
+            }
+        }
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -299,6 +332,35 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemTransport<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_client_that_reads_nothing_is_given_up_on_and_one_that_reads_is_not() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let answer = vec![b'x'; 256 * 1024];
+        // Nothing is read: the write stops moving, and fails once it has not moved for the limit.
+        let (_client, server) = tokio::io::duplex(1024);
+        let mut transport = ProblemTransport::new(server, Duration::from_millis(200));
+        let error = transport.write_all(&answer).await.expect_err("given up on");
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+        // A client that reads, however slowly (here 16 KiB every 20 ms: the whole answer takes
+        // longer than the limit), is written to to the end: the limit is on no progress.
+        let (mut client, server) = tokio::io::duplex(16 * 1024);
+        let mut transport = ProblemTransport::new(server, Duration::from_millis(200));
+        let reader = tokio::spawn(async move {
+            let mut read = Vec::new();
+            let mut chunk = [0_u8; 64 * 1024];
+            loop {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                match client.read(&mut chunk).await.expect("read") {
+                    0 => return read.len(),
+                    n => read.extend_from_slice(&chunk[..n]),
+                }
+            }
+        });
+        transport.write_all(&answer).await.expect("written");
+        transport.shutdown().await.expect("closed");
+        assert_eq!(reader.await.expect("reader"), answer.len());
+    }
 
     fn answer(head: &str, request_line: usize) -> Option<(String, serde_json::Value)> {
         let bytes = replacement(head.as_bytes(), request_line)?;
@@ -338,7 +400,7 @@ mod tests {
 
     #[test]
     fn the_request_line_is_measured_across_reads() {
-        let mut transport = ProblemTransport::new(());
+        let mut transport = ProblemTransport::new((), Duration::from_secs(1));
         transport.note_read(b"GET /");
         transport.note_read(&[b'a'; 100]);
         transport.note_read(b" HTTP/1.1\r\nHost: x\r\n");

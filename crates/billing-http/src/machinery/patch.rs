@@ -52,6 +52,17 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
                 ));
             }
         }
+        // A write-only member is never read: copying or moving it out would show it (a
+        // password copied into `email`).
+        if let Some(source) = from.as_ref()
+            && let Some(target) = members::resolve(fields, &segments(source))
+            && target.field.access == Access::WriteOnly
+        {
+            return Err(ApiError::field(
+                format!("[{index}].from"),
+                format!("'{}' is write-only: it cannot be read", target.path),
+            ));
+        }
         // What the operation changes: its path (a test changes nothing), and a move's source.
         let changed = match operation {
             PatchOperation::Test(_) => Vec::new(),
@@ -263,6 +274,19 @@ pub fn apply(document: &mut Value, patch: &Patch, max_bytes: usize) -> Result<()
                 ),
             ));
         }
+        // `test` compares by value (RFC 6902 4.6: `150.00` is the number `150`), which the
+        // library compares as written.
+        if let PatchOperation::Test(op) = operation
+            && let Some(found) = document.pointer(op.path.as_str())
+        {
+            if same_json(found, &op.value) {
+                continue;
+            }
+            return Err(ApiError::conflict(format!(
+                "test operation {index} failed: the value at '{}' differs",
+                op.path
+            )));
+        }
         json_patch::patch_unsafe(document, std::slice::from_ref(operation)).map_err(|error| {
             match error.kind {
                 PatchErrorKind::TestFailed => ApiError::conflict(format!(
@@ -277,6 +301,26 @@ pub fn apply(document: &mut Value, patch: &Patch, max_bytes: usize) -> Result<()
         })?;
     }
     Ok(())
+}
+
+/// Whether two JSON values are equal as RFC 6902's `test` says: numbers by value, objects
+/// whatever their members' order, arrays element by element.
+fn same_json(one: &Value, other: &Value) -> bool {
+    match (one, other) {
+        (Value::Number(one), Value::Number(other)) => {
+            billing_domain::money::same_number(&one.to_string(), &other.to_string())
+        }
+        (Value::Array(one), Value::Array(other)) => {
+            one.len() == other.len() && one.iter().zip(other).all(|(a, b)| same_json(a, b))
+        }
+        (Value::Object(one), Value::Object(other)) => {
+            one.len() == other.len()
+                && one
+                    .iter()
+                    .all(|(name, a)| other.get(name).is_some_and(|b| same_json(a, b)))
+        }
+        _ => one == other,
+    }
 }
 
 /// The length of `value` written as compact JSON, counted without writing it anywhere.

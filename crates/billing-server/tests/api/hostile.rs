@@ -129,6 +129,17 @@ api_test! {
         assert_eq!(app.get(&format!("/v1/tax-bands/{}", band["id"])).json()["rate"], 20);
         let reply = app.get(&format!("/v1/tax-bands?page=1&pageSize=1&rate={}", "9".repeat(1_000)));
         reply.assert_problem(400);
+        // A filter's value is written plainly; what the number parser would also take is 400.
+        for odd in ["1_0", "%2B5", ".5", "5.", "1.75e1"] {
+            app.get(&format!("/v1/tax-bands?page=1&pageSize=1&rate={odd}")).assert_problem(400);
+        }
+        // JSON Patch `test` compares numbers by value (RFC 6902 4.6).
+        let path = format!("/v1/tax-bands/{}", band["id"]);
+        let test = |value: &str| {
+            let body = format!(r#"[{{"op":"test","path":"/rate","value":{value}}},{{"op":"replace","path":"/name","value":"Tested"}}]"#);
+            app.send("PATCH", &path, Some(&app.admin_token), &[], Some(("application/json-patch+json", body))).status
+        };
+        assert_eq!([test("20"), test("20.0"), test("2e1"), test("20.5")], [200, 200, 200, 409]);
     }
 
     fn a_member_named_twice_is_refused_not_read_as_its_last_value(app) {

@@ -144,6 +144,10 @@ api_test! {
         assert_eq!(missing.assert_problem(404)["detail"], "no route for GET /docs/no-such-file.js");
         let head = app.send("HEAD", "/docs/no-such-file.js", None, &[], None);
         assert_eq!((head.status, head.text.as_str()), (404, ""));
+        // HEAD answers as GET does, with no body.
+        let head = app.send("HEAD", "/docs/", None, &[], None);
+        assert_eq!((head.status, head.header("content-type")), (200, page.header("content-type")));
+        assert!(head.text.is_empty());
     }
 
     fn the_openapi_document_describes_every_route(app) {

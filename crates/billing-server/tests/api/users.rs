@@ -113,6 +113,16 @@ api_test! {
         assert_eq!(reply.status, 200, "{}", reply.text);
         assert!(reply.json().get("password").is_none());
         app.login("pat", "third-password-3");
+        // It is never read: not copied or moved out into a member that is (nothing written).
+        for op in ["copy", "move"] {
+            let reply = app.patch("/v1/users/2", json!([
+                { "op": "add", "path": "/password", "value": "leak-me@example.com" },
+                { "op": op, "from": "/password", "path": "/email" }
+            ]));
+            assert_eq!(reply.error_fields(), vec!["[1].from"], "{op}: {}", reply.text);
+        }
+        assert_eq!(app.get("/v1/users/2").json()["email"], serde_json::Value::Null);
+        app.login("pat", "third-password-3");
     }
 
     fn only_administrators_manage_users(app) {

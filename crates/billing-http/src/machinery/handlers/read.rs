@@ -2,7 +2,9 @@
 //! `HEAD` on an item).
 
 use super::*;
-use crate::machinery::list_budget::{ListBudget, Share};
+use std::sync::{Arc, Mutex};
+
+use crate::machinery::list_budget::Share;
 
 pub async fn list<R: Resource>(
     request: HttpRequest,
@@ -44,20 +46,17 @@ pub async fn list<R: Resource>(
         page: 1,
         page_size: 1,
     });
+    let page_body = PageBody::new(body, share);
     let mut response = HttpResponse::Ok();
-    // Compressed, the answer keeps a share of the budget for its unread bytes too.
-    response
-        .extensions_mut()
-        .insert(PageAnswer(state.list_budget.clone()));
+    // Compressed, the answer takes the page's share along (`compression.rs`).
+    response.extensions_mut().insert(page_body.answer());
     response.insert_header(("X-Total-Count", total.to_string()));
     applied(&state, stated, &mut response);
     if let Some(links) = link_header(&request, &pairs, page, total) {
         response.insert_header((header::LINK, links));
     }
     drop(records);
-    Ok(response
-        .content_type("application/json")
-        .body(PageBody::new(body, share)))
+    Ok(response.content_type("application/json").body(page_body))
 }
 
 pub async fn exists<R: Resource>(
@@ -130,10 +129,18 @@ pub async fn get<R: Resource>(
     ))
 }
 
-/// Marks a list page's answer with the budget it is counted in (`compression.rs` keeps its
-/// compressed bytes in it).
+/// A list page's answer, marked on its response: the compression middleware takes the page's
+/// share of the budget from it, holding it while it compresses and then for the compressed
+/// bytes, so the page is counted from its first byte to its last read.
 #[derive(Clone)]
-pub struct PageAnswer(pub ListBudget);
+pub struct PageAnswer(Arc<Mutex<Option<Share>>>);
+
+impl PageAnswer {
+    /// The page's share, taken from its body (which then holds none).
+    pub fn take_share(&self) -> Option<Share> {
+        self.0.lock().ok()?.take()
+    }
+}
 
 /// The most of a page's answer handed to the connection at once.
 const PAGE_CHUNK_BYTES: usize = 64 * 1024;
@@ -143,7 +150,7 @@ const PAGE_CHUNK_BYTES: usize = 64 * 1024;
 /// has not read stays counted, and what it has read is given back.
 pub struct PageBody {
     body: actix_web::web::Bytes,
-    share: Option<Share>,
+    share: Arc<Mutex<Option<Share>>>,
 }
 
 impl PageBody {
@@ -153,7 +160,21 @@ impl PageBody {
         }
         Self {
             body: body.into(),
-            share,
+            share: Arc::new(Mutex::new(share)),
+        }
+    }
+
+    /// Its mark for the response (`PageAnswer`).
+    pub fn answer(&self) -> PageAnswer {
+        PageAnswer(Arc::clone(&self.share))
+    }
+
+    /// Gives back what the bytes not yet taken do not need.
+    fn hold_only(&self, bytes: usize) {
+        if let Ok(mut share) = self.share.lock()
+            && let Some(share) = share.as_mut()
+        {
+            share.hold_only(bytes);
         }
     }
 }
@@ -171,13 +192,11 @@ impl actix_web::body::MessageBody for PageBody {
     ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
         let this = self.get_mut();
         if this.body.is_empty() {
-            this.share = None;
+            this.hold_only(0);
             return std::task::Poll::Ready(None);
         }
         let chunk = this.body.split_to(this.body.len().min(PAGE_CHUNK_BYTES));
-        if let Some(share) = &mut this.share {
-            share.hold_only(this.body.len());
-        }
+        this.hold_only(this.body.len());
         std::task::Poll::Ready(Some(Ok(chunk)))
     }
 }
