@@ -266,18 +266,20 @@ mod tests {
         use crate::machinery::list_budget::ListBudget;
 
         let whole = 1024 * 1024;
-        let budget = ListBudget::new(whole);
-        let page = budget.clone();
+        let budget = std::sync::Arc::new(ListBudget::new(whole));
+        let page = std::sync::Arc::clone(&budget);
         let app = test::init_service(App::new().wrap(from_fn(middleware)).route(
             "/page",
             web::get().to(move || {
-                let page = page.clone();
+                let page = std::sync::Arc::clone(&page);
                 async move {
                     // 300 KiB of records, not very compressible.
                     let body: Vec<u8> = (0..300 * 1024u32)
                         .map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919 % 36) as usize])
                         .collect();
-                    let share = page.take_bytes(body.len()).await;
+                    // A page of one site: its worst case is more than these bytes.
+                    let sites = crate::machinery::list_budget::tests::site_fields();
+                    let share = page.take(sites, 1).await;
                     let page_body = PageBody::new(body, Some(share));
                     let mut response = HttpResponse::Ok();
                     response.extensions_mut().insert(page_body.answer());

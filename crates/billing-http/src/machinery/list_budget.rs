@@ -18,8 +18,6 @@ use super::fields::{Field, max_json_bytes};
 /// The budget is counted in KiB.
 const UNIT: usize = 1024;
 
-/// Clones share one budget.
-#[derive(Clone)]
 pub struct ListBudget {
     permits: Arc<Semaphore>,
     units: u32,
@@ -48,19 +46,6 @@ impl ListBudget {
     /// being built leave; the share is given back as it shrinks and when it is dropped.
     pub async fn take(&self, fields: &[Field], page_size: u32) -> Share {
         let units = self.units_for(fields, page_size);
-        Share(
-            Arc::clone(&self.permits)
-                .acquire_many_owned(units)
-                .await
-                .expect("the list budget is never closed"),
-        )
-    }
-
-    /// Waits until `bytes` fit (a page's answer once compressed: `compression.rs`).
-    pub async fn take_bytes(&self, bytes: usize) -> Share {
-        let units = u32::try_from(bytes.div_ceil(UNIT))
-            .unwrap_or(u32::MAX)
-            .clamp(1, self.units);
         Share(
             Arc::clone(&self.permits)
                 .acquire_many_owned(units)

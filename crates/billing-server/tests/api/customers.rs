@@ -51,18 +51,10 @@ fn as_user(
     path: &str,
     body: Option<Value>,
 ) -> crate::support::Reply {
-    let content_type = if method == "PATCH" {
-        "application/json-patch+json"
-    } else {
-        "application/json"
-    };
-    app.send(
-        method,
-        path,
-        Some(token),
-        &[],
-        body.map(|body| (content_type, body.to_string())),
-    )
+    match (method, body) {
+        ("PATCH", Some(operations)) => app.patch_as(token, path, operations),
+        (method, body) => app.json_as(token, method, path, body),
+    }
 }
 
 fn restricted_user(app: &TestApp, username: &str, owners: &[i64]) -> (i64, String) {

@@ -15,13 +15,19 @@ fn id(value: &Value) -> i64 {
     value["id"].as_i64().expect("id")
 }
 
-/// Sends `head` and then `body` on a raw connection, and reads what comes back.
-fn raw(app: &TestApp, head: &str, body: &[u8], pause: Duration) -> String {
+/// A raw connection to the server, reads giving up after 20 s.
+fn connect(app: &TestApp) -> std::net::TcpStream {
     let address = app.base.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    let stream = std::net::TcpStream::connect(address).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
         .expect("timeout");
+    stream
+}
+
+/// Sends `head` and then `body` on a raw connection, and reads what comes back.
+fn raw(app: &TestApp, head: &str, body: &[u8], pause: Duration) -> String {
+    let mut stream = connect(app);
     stream.write_all(head.as_bytes()).expect("head");
     stream.write_all(body).expect("body");
     std::thread::sleep(pause);
@@ -33,11 +39,7 @@ fn raw(app: &TestApp, head: &str, body: &[u8], pause: Duration) -> String {
 /// Sends `head`, then `chunk` every 200 ms for up to 8 s while reading: what came back, and
 /// when the server closed the connection.
 fn trickled(app: &TestApp, head: &str, chunk: &'static [u8]) -> (String, Duration) {
-    let address = app.base.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(address).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .expect("timeout");
+    let mut stream = connect(app);
     stream.write_all(head.as_bytes()).expect("head");
     let started = Instant::now();
     let mut writer = stream.try_clone().expect("clone");

@@ -12,22 +12,6 @@ fn id(value: &Value) -> i64 {
     value["id"].as_i64().expect("id")
 }
 
-fn send_as(
-    app: &TestApp,
-    token: &str,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> crate::support::Reply {
-    app.send(
-        method,
-        path,
-        Some(token),
-        &[],
-        body.map(|body| ("application/json", body.to_string())),
-    )
-}
-
 /// A user of `roles` limited to `owners`, signed in.
 pub(crate) fn restricted(app: &TestApp, name: &str, roles: &[&str], owners: &[i64]) -> String {
     let reply = app.post(
@@ -58,7 +42,7 @@ api_test! {
         // Refused without naming the other owner's site.
         let refused = app.patch_as(&token, &used, status.clone()).assert_problem(403);
         assert!(refused["detail"].as_str().expect("detail").contains("named by a site of a contract owner you are not allowed to see"), "{refused}");
-        send_as(&app, &token, "DELETE", &used, None).assert_problem(403);
+        app.json_as(&token, "DELETE", &used, None).assert_problem(403);
         app.patch_as(&token, &format!("/v1/custom-field-definitions/{}", w.field), label.clone()).assert_problem(403);
         assert_eq!(app.get(&used).json()["status"], "Active", "nothing changed");
         // What no other owner's site uses, they may change; an unrestricted user changes all.
@@ -83,9 +67,9 @@ api_test! {
             let path = format!("/v1/adhoc-bill-runs/{}", run["id"]);
             let before = app.get(&path).json();
             app.patch_as(&token, &path, json!([{ "op": "replace", "path": "/siteIds", "value": [mine["id"]] }])).assert_problem(403);
-            send_as(&app, &token, "PUT", &path, Some(json!({ "name": "Taken", "siteIds": [mine["id"]] }))).assert_problem(403);
-            send_as(&app, &token, "DELETE", &path, None).assert_problem(403);
-            let bulk = send_as(&app, &token, "PATCH", "/v1/adhoc-bill-runs", Some(json!([{ "id": run["id"], "name": "Bulk" }])));
+            app.json_as(&token, "PUT", &path, Some(json!({ "name": "Taken", "siteIds": [mine["id"]] }))).assert_problem(403);
+            app.json_as(&token, "DELETE", &path, None).assert_problem(403);
+            let bulk = app.json_as(&token, "PATCH", "/v1/adhoc-bill-runs", Some(json!([{ "id": run["id"], "name": "Bulk" }])));
             if bulk.status != 405 {
                 bulk.assert_problem(403);
             }
@@ -95,7 +79,7 @@ api_test! {
         let path = format!("/v1/adhoc-bill-runs/{}", my_run["id"]);
         app.patch_as(&token, &path, json!([{ "op": "add", "path": "/siteIds/-", "value": theirs["id"] }])).assert_problem(403);
         assert_eq!(app.patch_as(&token, &path, json!([{ "op": "replace", "path": "/name", "value": "Still mine" }])).status, 200);
-        assert_eq!(send_as(&app, &token, "DELETE", &path, None).status, 204);
+        assert_eq!(app.json_as(&token, "DELETE", &path, None).status, 204);
         // An unrestricted user may do all of it.
         assert_eq!(app.delete(&format!("/v1/adhoc-bill-runs/{}", theirs_only["id"])).status, 204);
     }
@@ -108,8 +92,8 @@ api_test! {
         assert_eq!(app.get_as(&token, &format!("/v1/contract-owners/{theirs}")).status, 200);
         // ... but only their own changed; none created or removed.
         app.patch_as(&token, &format!("/v1/contract-owners/{theirs}"), json!([{ "op": "replace", "path": "/name", "value": "Mine now" }])).assert_problem(403);
-        send_as(&app, &token, "DELETE", &format!("/v1/contract-owners/{theirs}"), None).assert_problem(403);
-        send_as(&app, &token, "POST", "/v1/contract-owners", Some(json!({ "name": "New" }))).assert_problem(403);
+        app.json_as(&token, "DELETE", &format!("/v1/contract-owners/{theirs}"), None).assert_problem(403);
+        app.json_as(&token, "POST", "/v1/contract-owners", Some(json!({ "name": "New" }))).assert_problem(403);
         assert_eq!(app.get(&format!("/v1/contract-owners/{theirs}")).json()["name"], "Theirs");
         assert_eq!(app.patch_as(&token, &format!("/v1/contract-owners/{mine}"), json!([{ "op": "replace", "path": "/name", "value": "Mine, renamed" }])).status, 200);
         assert_eq!(app.head("/v1/contract-owners").header("x-total-count"), Some("2"));

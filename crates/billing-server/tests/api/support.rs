@@ -334,6 +334,17 @@ impl TestApp {
         )
     }
 
+    /// `method` with a JSON body (if any), as the user of `token`.
+    pub fn json_as(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Reply {
+        self.send(
+            method,
+            path,
+            Some(token),
+            &[],
+            body.map(|body| ("application/json", body.to_string())),
+        )
+    }
+
     pub fn put(&self, path: &str, body: Value) -> Reply {
         self.send(
             "PUT",
