@@ -120,3 +120,24 @@ api_test! {
         assert_eq!(promoted.status, 200, "{}", promoted.text);
     }
 }
+
+api_test! {
+    fn a_replayed_create_is_refused_once_its_owner_is_outside_the_callers_scope(app) {
+        let w = world(&app);
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        let token = restricted(&app, "narrowed", &["CUSTOMER_MANAGER"], &[w.owner]);
+        let body = json!({ "customerName": "Theirs later", "customerReference": "C-9", "contractOwnerId": w.owner,
+            "billingCycleId": w.cycle, "startDate": "2026-01-01" });
+        let send = || app.send("POST", "/v1/customers", Some(&token), &[("Idempotency-Key", "replay-1")], Some(("application/json", body.to_string())));
+        let created = send();
+        assert_eq!(created.status, 201, "{}", created.text);
+        let replayed = send();
+        assert_eq!((replayed.status, replayed.header("idempotent-replayed")), (201, Some("true")), "{}", replayed.text);
+        // The user's scope moves to another owner: the record the key made is no longer theirs.
+        let user = app.get("/v1/users?page=1&pageSize=1&username=narrowed").json()[0]["id"].clone();
+        let moved = app.patch(&format!("/v1/users/{user}"), json!([{ "op": "replace", "path": "/contractOwnerIds", "value": [rival_owner] }]));
+        assert_eq!(moved.status, 200, "{}", moved.text);
+        let refused = send().assert_problem(403);
+        assert!(!refused.to_string().contains("Theirs later"), "the refusal shows nothing of the record: {refused}");
+    }
+}

@@ -61,6 +61,7 @@ pub async fn create<R: Resource>(
                 // then finds its response below instead of racing it to the insert.
                 idempotency::serialize(c, caller.id, key)?;
                 if let Some(stored) = idempotency::replay(c, caller.id, key, &fingerprint)? {
+                    replay_in_scope::<R>(c, &caller, &stored)?;
                     return Ok((stored, true, None));
                 }
             }
@@ -153,4 +154,27 @@ pub async fn create<R: Resource>(
         }
     };
     Ok(builder.body(body))
+}
+
+/// A replay shows the records the first response created: 403 when the caller may no longer
+/// see one of them (their contract owners changed since), as a `GET` of it would be. A record
+/// removed since does not stop the replay.
+fn replay_in_scope<R: Resource>(
+    connection: &mut billing_persistence::DbConnection,
+    caller: &billing_auth::AuthenticatedUser,
+    stored: &StoredResponse,
+) -> Result<(), ApiError> {
+    if caller.contract_owners.is_all() {
+        return Ok(());
+    }
+    let body: Value = serde_json::from_str(&stored.body)
+        .map_err(|_| ApiError::internal("a stored response is not JSON"))?;
+    let records = match &body {
+        Value::Array(records) => records.iter().collect(),
+        record => vec![record],
+    };
+    for id in records.into_iter().filter_map(|record| record.get("id")?.as_i64()) {
+        R::find(connection, caller, id)?;
+    }
+    Ok(())
 }
