@@ -136,8 +136,10 @@ impl AuthService {
         let database = self.database.clone();
         let lifetime = self.config.refresh_token_lifetime;
         let (refresh, user) = blocking(move || {
+            // No rule reads other rows here: ten sign-ins of one user at once wait for each
+            // other's `record_login` instead of failing as serialization conflicts.
             Ok(database
-                .write(|c| {
+                .write_guarded_by_locks(|c| {
                     users::record_login(c, user.id, billing_persistence::now())?;
                     let family = uuid::Uuid::new_v4().to_string();
                     let refresh = store_refresh_token(c, user.id, family, lifetime)?;

@@ -11,6 +11,10 @@
 //! balancer meets one limit, not one per instance. Each step is one short transaction holding
 //! the keys' locks; none of them waits for a password hash.
 //!
+//! A key found full only of attempts still in progress on this instance (ten sign-ins of one
+//! user at once, each verifying a right password) is refused with a wait of one second, not
+//! the window's rest: those attempts settle within it, and successes give their slots back.
+//!
 //! A key this instance has found locked is remembered for up to [`SEEN_LOCK_RECHECK`] (never
 //! past the lock's end), and attempts on it are refused from memory in that time: a flood of
 //! attempts on a locked key costs one transaction a second instead of one each. Settling an
@@ -18,8 +22,8 @@
 //! refused here for up to that second longer.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use billing_persistence::{Database, PersistenceError, sign_in_attempts};
@@ -49,6 +53,43 @@ pub struct LoginThrottle {
     database: Database,
     reservations: AtomicU64,
     seen_locks: Mutex<HashMap<String, SeenLock>>,
+    in_progress: Arc<InProgress>,
+}
+
+/// How many attempts of this instance hold a slot under each key and are not settled yet.
+#[derive(Debug, Default)]
+struct InProgress(Mutex<HashMap<String, usize>>);
+
+impl InProgress {
+    fn counts(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        // Counts a panic could leave off by one only make a wait one second instead of longer.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn begin(&self, keys: &[&str]) {
+        let mut counts = self.counts();
+        for key in keys {
+            *counts.entry((*key).to_owned()).or_default() += 1;
+        }
+    }
+
+    fn end(&self, keys: &[&str]) {
+        let mut counts = self.counts();
+        for key in keys {
+            if let Some(count) = counts.get_mut(*key) {
+                *count -= 1;
+                if *count == 0 {
+                    counts.remove(*key);
+                }
+            }
+        }
+    }
+
+    fn count(&self, key: &str) -> usize {
+        self.counts().get(key).copied().unwrap_or(0)
+    }
 }
 
 /// A key found locked: refused from memory until `recheck_at`, told to wait until `until`.
@@ -75,6 +116,24 @@ pub struct Reservation {
     address_key: String,
     username_slot: i64,
     address_slot: i64,
+    in_progress: Arc<InProgress>,
+}
+
+/// However the attempt ends (settled, failed, or its caller gone), it is no longer in progress.
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.in_progress
+            .end(&[&self.username_key, &self.address_key]);
+    }
+}
+
+/// Why a key takes no attempt now.
+#[derive(Debug, Clone, Copy)]
+enum Full {
+    /// Its failures fill the window: wait this long.
+    ForTheWindow(Duration),
+    /// Attempts of this instance still in progress fill it: they settle within a second.
+    UntilAttemptsSettle,
 }
 
 /// Every this many reservations, an instance also removes the expired slots of every key.
@@ -98,6 +157,7 @@ impl LoginThrottle {
             database,
             reservations: AtomicU64::new(0),
             seen_locks: Mutex::new(HashMap::new()),
+            in_progress: Arc::default(),
         }
     }
 
@@ -167,23 +227,28 @@ impl LoginThrottle {
         chrono::Duration::from_std(self.policy.window).unwrap_or(chrono::Duration::minutes(15))
     }
 
-    /// `Some(wait)` when `key` already holds `limit` slots of the window ending at `now`.
+    /// `Some(wait)` when `key` already holds `limit` slots of the window ending at `now`: the
+    /// window's rest, or one second when attempts of this instance still in progress fill it.
     fn full(
         &self,
         connection: &mut billing_persistence::DbConnection,
         key: &str,
         limit: usize,
         now: NaiveDateTime,
-    ) -> Result<Option<Duration>, PersistenceError> {
+    ) -> Result<Option<Full>, PersistenceError> {
         let (held, oldest) = sign_in_attempts::held_since(connection, key, now - self.window())?;
         if held < limit as i64 {
             return Ok(None);
+        }
+        let in_progress = i64::try_from(self.in_progress.count(key)).unwrap_or(i64::MAX);
+        if held.saturating_sub(in_progress) < limit as i64 {
+            return Ok(Some(Full::UntilAttemptsSettle));
         }
         let oldest = oldest.unwrap_or(now);
         let left = (self.window() - (now - oldest))
             .to_std()
             .unwrap_or_default();
-        Ok(Some(left.max(Duration::from_secs(1))))
+        Ok(Some(Full::ForTheWindow(left.max(Duration::from_secs(1)))))
     }
 
     /// Takes a slot for a sign-in attempt at `now`, or `Ok(Err(wait))` when the username or
@@ -201,22 +266,28 @@ impl LoginThrottle {
             return Ok(Err(wait));
         }
         let limits = [self.policy.per_username, self.policy.per_address];
-        let taken = self.database.write(|c| {
+        let taken = self.database.write_guarded_by_locks(|c| {
             sign_in_attempts::lock_keys(c, &keys)?;
             sign_in_attempts::prune_keys(c, &keys, now - self.window())?;
             for (key, limit) in keys.iter().zip(limits) {
-                if let Some(wait) = self.full(c, key, limit, now)? {
-                    return Ok(Err((*key, wait)));
+                if let Some(full) = self.full(c, key, limit, now)? {
+                    return Ok(Err((*key, full)));
                 }
             }
             let username_slot = sign_in_attempts::insert(c, &username_key, now)?;
             let address_slot = sign_in_attempts::insert(c, &address_key, now)?;
             Ok::<_, PersistenceError>(Ok((username_slot, address_slot)))
         })?;
-        let taken = taken.map_err(|(key, wait)| {
-            self.remember_lock(key, now, wait);
-            wait
+        let taken = taken.map_err(|(key, full)| match full {
+            Full::ForTheWindow(wait) => {
+                self.remember_lock(key, now, wait);
+                wait
+            }
+            Full::UntilAttemptsSettle => Duration::from_secs(1),
         });
+        if taken.is_ok() {
+            self.in_progress.begin(&keys);
+        }
         if self.reservations.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
             // Keys nobody tries again: removed in a statement of its own, and only logged if
             // it fails (another instance may be doing the same).
@@ -232,6 +303,7 @@ impl LoginThrottle {
             address_key,
             username_slot,
             address_slot,
+            in_progress: self.in_progress.clone(),
         }))
     }
 
@@ -243,7 +315,7 @@ impl LoginThrottle {
     /// The attempt succeeded: the username's count is cleared, and the address gets its slot
     /// back (a success is not a failure of that address).
     pub fn succeeded(&self, reservation: Reservation) -> Result<(), PersistenceError> {
-        self.database.write(|c| {
+        self.database.write_guarded_by_locks(|c| {
             sign_in_attempts::lock_keys(c, &[&reservation.username_key, &reservation.address_key])?;
             sign_in_attempts::clear(c, &reservation.username_key)?;
             sign_in_attempts::delete(c, &[reservation.address_slot])
@@ -255,7 +327,7 @@ impl LoginThrottle {
     /// No password was verified (the hashing pool was busy, storage failed): both slots are
     /// given back.
     pub fn abandoned(&self, reservation: Reservation) -> Result<(), PersistenceError> {
-        self.database.write(|c| {
+        self.database.write_guarded_by_locks(|c| {
             sign_in_attempts::lock_keys(c, &[&reservation.username_key, &reservation.address_key])?;
             sign_in_attempts::delete(c, &[reservation.username_slot, reservation.address_slot])
         })?;
@@ -346,6 +418,35 @@ mod tests {
         );
         throttle.failed(first);
         assert!(reserve(&throttle, "alice", "b", now).is_err());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_key_full_of_attempts_in_progress_asks_for_a_second_not_the_window() {
+        let (throttle, dir) = throttle(2, 10);
+        let now = at(0);
+        let first = reserve(&throttle, "alice", "a", now).expect("room");
+        let second = reserve(&throttle, "alice", "a", now).expect("room");
+        // Two sign-ins of alice still being checked fill her limit: the third waits a second.
+        assert_eq!(
+            reserve(&throttle, "alice", "a", now).unwrap_err(),
+            Duration::from_secs(1)
+        );
+        throttle.succeeded(first).expect("storage");
+        assert!(
+            reserve(&throttle, "alice", "a", now).is_ok(),
+            "a success gave the slots back"
+        );
+        // Failures fill it: the window's rest (60 s here), remembered.
+        throttle.failed(second);
+        let wrong = reserve(&throttle, "bob", "b", now).expect("room");
+        throttle.failed(wrong);
+        let wrong = reserve(&throttle, "bob", "b", now).expect("room");
+        throttle.failed(wrong);
+        assert_eq!(
+            reserve(&throttle, "bob", "b", now).unwrap_err(),
+            Duration::from_secs(60)
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -450,7 +450,7 @@ impl From<AuthError> for ApiError {
             }
             AuthError::InvalidRefreshToken => ApiError::unauthorized(error.to_string(), None),
             AuthError::TooManyAttempts { retry_after } => ApiError::too_many_requests(
-                "too many failed sign-in attempts; wait before trying again",
+                "too many sign-in attempts (failed, or still being checked); wait Retry-After seconds before trying again",
                 retry_after.as_secs(),
             ),
             AuthError::Busy => ApiError::unavailable("password hashing pool saturated"),

@@ -173,7 +173,10 @@ fn replay_in_scope<R: Resource>(
         Value::Array(records) => records.iter().collect(),
         record => vec![record],
     };
-    for id in records.into_iter().filter_map(|record| record.get("id")?.as_i64()) {
+    for id in records
+        .into_iter()
+        .filter_map(|record| record.get("id")?.as_i64())
+    {
         R::find(connection, caller, id)?;
     }
     Ok(())
