@@ -533,12 +533,17 @@ api_test! {
         assert_eq!(reply.error_fields(), vec!["name", "subBrands[1].name", "subBrands[2]", "subBrands[0].name"]);
     }
 
-    fn control_characters_in_filters_and_sign_in_are_refused_cleanly(app) {
+    fn control_characters_and_broken_escapes_in_filters_and_sign_in_are_refused_cleanly(app) {
         let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=a%00b"));
         reply.assert_problem(400);
         assert_eq!(reply.error_fields(), vec!["name"]);
         let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=in:a,b%00"));
         assert_eq!(reply.error_fields(), vec!["name"]);
+        // Escapes that are not UTF-8 are not read as U+FFFD (an empty page), on every route.
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=like:%FF%FE"));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), vec!["name"]);
+        app.get("/v1/sites?page=1&pageSize=1&siteName=%C3").assert_problem(400);
         let sign_in = app.send(
             "POST",
             "/v1/authenticate",
