@@ -26,6 +26,13 @@ impl Flow<'_> {
         self.document["paths"][path].get(method).is_some()
     }
 
+    /// Whether `path`'s `GET` is a paged list (it takes `page`).
+    pub(super) fn is_list(&self, path: &str) -> bool {
+        self.document["paths"][path]["get"]["parameters"]
+            .as_array()
+            .is_some_and(|parameters| parameters.iter().any(|p| p["name"] == "page"))
+    }
+
     /// A collection of a declared resource (`/v1/<name>`, with an item path).
     pub(super) fn is_resource(&self, path: &str) -> bool {
         self.document["paths"]

@@ -387,6 +387,7 @@ impl<'a> Flow<'a> {
             .into_iter()
             .filter(|op| op.method == "get" && self.has_operation("head", &op.path))
             .filter(|op| op.path.starts_with("/v1/") && !op.path.contains('{'))
+            .filter(|op| self.is_list(&op.path))
             .filter(|op| !created.iter().any(|(collection, _)| *collection == op.path))
             .map(|op| op.path)
             .collect();
@@ -436,6 +437,8 @@ impl<'a> Flow<'a> {
             let path = format!("/v1/reference-data-summary/{kind}/1?page=1&pageSize=10");
             let response = self.send("get", &path, &[], None);
             self.expect_status(&path, &response, &[200, 404]);
+            let checked = self.send("head", &path, &[], None);
+            self.expect_status(&format!("HEAD {path}"), &checked, &[200, 404]);
         }
         for path in [
             "/health/live",
@@ -446,6 +449,8 @@ impl<'a> Flow<'a> {
         ] {
             let response = self.send("get", path, &[], None);
             self.expect_status(path, &response, &[200, 307]);
+            let checked = self.send("head", path, &[], None);
+            self.expect_status(&format!("HEAD {path}"), &checked, &[200, 307]);
         }
     }
 

@@ -18,7 +18,7 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
         "token": { "type": "string", "description": "JWT access token (HS256).", "maxLength": 4096,
             "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$" },
         "tokenType": { "type": "string", "enum": ["Bearer"] },
-        "expiresIn": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 900, "description": "Seconds until the access token expires." },
+        "expiresIn": { "type": "integer", "format": "int32", "minimum": 60, "maximum": 86400, "description": "Seconds until the access token expires: BILLING_ACCESS_TOKEN_MINUTES (1 to 1440; 15 by default) times 60." },
         "refreshToken": { "type": "string", "pattern": "^[A-Za-z0-9_-]{43}$", "minLength": 43, "maxLength": 43,
             "description": "Single-use; exchange at /v1/authenticate/refresh." },
         "username": username
@@ -32,7 +32,7 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
         "examples": [{ "refreshToken": "Q2hvb3NlIGEgbG9uZyByYW5kb20gcmVmcmVzaCB0b2s" }] }),
     );
     schemas.insert("SignIn".into(), json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
-        "brand": { "type": "string", "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand." },
+        "brand": { "type": ["string", "null"], "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand; null is as if left out." },
         "username": { "type": "string", "minLength": 1, "maxLength": 100,
             "description": "Any characters: looked up, and an unknown username is 401 like a wrong password." },
         "password": { "type": "string", "minLength": 1, "maxLength": SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true,
@@ -94,7 +94,10 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
     let health = |summary: &str, id: &str, description: &str| {
         json!({ "get": { "tags": ["operations"], "summary": summary, "security": [], "operationId": id,
         "description": description,
-        "responses": { "200": { "description": "Healthy." }, "503": error_ref(503) } } })
+        "responses": { "200": { "description": "Healthy.", "content": { "application/json": { "schema": {
+            "type": "object", "required": ["status"], "additionalProperties": false,
+            "properties": { "status": { "type": "string", "const": "ok" } } } } } },
+            "503": error_ref(503) } } })
     };
     paths.insert(
         "/health/live".into(),
@@ -129,8 +132,42 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
         "/v1/openapi.json".into(),
         json!({ "get": { "tags": ["operations"], "summary": "This document", "security": [], "operationId": "openapi",
         "description": "The OpenAPI 3.1 document, generated from the declarations the service routes by.",
-        "responses": { "200": { "description": "OpenAPI 3.1 document." } } } }),
+        "responses": { "200": { "description": "OpenAPI 3.1 document.",
+            "content": { "application/json": { "schema": { "type": "object", "required": ["openapi", "info", "paths"] } } } } } } }),
     );
+    for path in [
+        "/v1/reference-data-summary/{referenceDataSummaryType}/{id}",
+        "/health/live",
+        "/health/ready",
+        "/",
+        "/metrics",
+        "/v1/openapi.json",
+    ] {
+        if let Some(get) = paths.get(path).and_then(|item| item.get("get")) {
+            let head = head_of(get);
+            paths[path]["head"] = head;
+        }
+    }
+}
+
+/// The `HEAD` of a hand-written `GET` (docs/api.md: every path served by GET answers HEAD):
+/// its parameters, statuses and headers, no bodies.
+fn head_of(get: &Value) -> Value {
+    let mut head = get.clone();
+    let id = get["operationId"].as_str().unwrap_or_default();
+    head["operationId"] = json!(format!("head{}", super::capitalize(id)));
+    head["summary"] = json!(format!(
+        "{} (HEAD: as GET, without a body)",
+        get["summary"].as_str().unwrap_or_default()
+    ));
+    if let Some(responses) = head["responses"].as_object_mut() {
+        for response in responses.values_mut() {
+            if let Some(response) = response.as_object_mut() {
+                response.remove("content");
+            }
+        }
+    }
+    head
 }
 
 /// `POST /v1/rating/lookups`.

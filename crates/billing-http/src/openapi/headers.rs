@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::responses::error_ref;
+use super::responses::{error_ref, error_without_body};
 
 /// The most characters a list parameter's value may have (400 beyond).
 pub(super) const QUERY_VALUE_MAX_CHARS: usize = crate::machinery::list::QUERY_VALUE_MAX_CHARS;
@@ -127,6 +127,17 @@ pub(super) fn common_to_every_operation(paths: &mut Value, responses: &mut Map<S
             for status in added {
                 if let Some(reference) = error_ref(status) {
                     answers.entry(status.to_string()).or_insert(reference);
+                }
+            }
+            if method == "head" {
+                // A HEAD answer has no body, its errors included: declared so, a generated
+                // client does not try to read a problem+json that never comes.
+                for (status, answer) in answers.iter_mut() {
+                    if answer.get("$ref").is_some()
+                        && let Some(bare) = status.parse().ok().and_then(error_without_body)
+                    {
+                        *answer = bare;
+                    }
                 }
             }
             for answer in answers.values_mut() {

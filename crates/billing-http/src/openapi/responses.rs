@@ -94,16 +94,23 @@ pub(super) const ERROR_RESPONSES: &[(u16, &str, &str, Option<&str>)] = &[
     ),
 ];
 
-/// `components.responses`: one problem+json response per error status.
+/// `components.responses`: one problem+json response per error status, and the same without
+/// a body for `HEAD` requests.
 pub(super) fn error_response_components() -> Map<String, Value> {
     ERROR_RESPONSES
         .iter()
-        .map(|(_, name, description, carried)| {
-            let mut response = json!({ "description": description, "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } } });
+        .flat_map(|(_, name, description, carried)| {
+            let mut bare = json!({ "description": format!("{description} No body: the answer to a HEAD request.") });
             if let Some(carried) = carried {
-                response["headers"] = json!({ *carried: header(carried) });
+                bare["headers"] = json!({ *carried: header(carried) });
             }
-            ((*name).to_owned(), response)
+            let mut response = bare.clone();
+            response["description"] = json!(description);
+            response["content"] = json!({ "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } });
+            [
+                ((*name).to_owned(), response),
+                (format!("{name}{WITHOUT_BODY}"), bare),
+            ]
         })
         .collect()
 }
@@ -115,6 +122,20 @@ pub(super) fn error_ref(status: u16) -> Option<Value> {
         .find(|(code, ..)| *code == status)
         .map(|(_, name, ..)| json!({ "$ref": format!("#/components/responses/{name}") }))
 }
+
+/// A `$ref` to the error response of `status` as a `HEAD` request gets it: the same status
+/// and headers, no body (`<Name>WithoutBody` under `components.responses`).
+pub(super) fn error_without_body(status: u16) -> Option<Value> {
+    ERROR_RESPONSES
+        .iter()
+        .find(|(code, ..)| *code == status)
+        .map(|(_, name, ..)| {
+            json!({ "$ref": format!("#/components/responses/{name}{WITHOUT_BODY}") })
+        })
+}
+
+/// The suffix of a `HEAD` request's error responses under `components.responses`.
+const WITHOUT_BODY: &str = "WithoutBody";
 
 fn errors(statuses: &[u16]) -> Map<String, Value> {
     statuses

@@ -38,16 +38,12 @@ pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Val
                 json!({ "type": "string", "minLength": min, "maxLength": max, "pattern": pattern })
             }
         },
+        // No `multipleOf`: validators that divide in floating point (Prism's, Python's
+        // jsonschema) refuse 5.55 as a multiple of 0.0001. The places are in the description
+        // (and a value with more is 400 naming the member).
         FieldType::Decimal {
-            scale,
-            minimum,
-            maximum,
-        } => {
-            let step = billing_domain::money::format_decimal(1, *scale)
-                .parse::<serde_json::Number>()
-                .ok();
-            json!({ "type": "number", "minimum": minimum, "maximum": maximum, "multipleOf": step })
-        }
+            minimum, maximum, ..
+        } => json!({ "type": "number", "minimum": minimum, "maximum": maximum }),
         FieldType::Date => json!({ "type": "string", "format": "date", "maxLength": 10 }),
         FieldType::DateTime => {
             json!({ "type": "string", "format": "date-time", "maxLength": DATE_TIME_MAX_CHARS })

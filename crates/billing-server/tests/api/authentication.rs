@@ -341,3 +341,17 @@ fn an_invalid_trusted_proxies_setting_stops_the_start_naming_it() {
     insta::assert_snapshot!(error, @"configuration: BILLING_TRUSTED_PROXIES (--trusted-proxies): '10.0.0.0/40': the prefix length must be a number from 0 to 32");
     assert!(!data_dir.exists(), "nothing was created");
 }
+
+api_test! {
+    fn the_tokens_answer_keeps_to_the_document_at_the_longest_lifetime(app, settings => settings.access_token_minutes = 1440) {
+        let document = app.get("/v1/openapi.json").json();
+        let tokens = &document["components"]["schemas"]["Tokens"]["properties"];
+        let signed_in = sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD, "brand": null }));
+        assert_eq!(signed_in.status, 200, "brand null is as if left out: {}", signed_in.text);
+        let expires_in = signed_in.json()["expiresIn"].as_i64().expect("expiresIn");
+        assert_eq!(expires_in, 1440 * 60);
+        assert!(expires_in <= tokens["expiresIn"]["maximum"].as_i64().expect("maximum"), "{}", tokens["expiresIn"]);
+        let brand = &document["components"]["schemas"]["SignIn"]["properties"]["brand"]["type"];
+        assert!(brand.as_array().is_some_and(|types| types.contains(&json!("null"))), "{brand}");
+    }
+}
