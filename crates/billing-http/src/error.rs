@@ -24,7 +24,7 @@ struct Problem {
     retry_after: Option<u64>,
     /// `error` code for `WWW-Authenticate` (RFC 6750) on a 401; `None` when no token was sent.
     bearer_error: Option<&'static str>,
-    /// The cause of a 5xx, logged and never shown.
+    /// The cause of a 5xx (or of a write conflict's 409), logged and never shown.
     cause: Option<String>,
     /// The storage fault this error came from, kept through every change of its wording so
     /// that `Database` can run a lost race again or drop a lost connection.
@@ -288,7 +288,13 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         let context = request_context::current();
         if let Some(cause) = &self.0.cause {
-            tracing::error!(request_id = %context.request_id, status = self.0.status.as_u16(), %cause, "request failed");
+            let status = self.0.status.as_u16();
+            if self.0.status.is_server_error() {
+                tracing::error!(request_id = %context.request_id, status, %cause, "request failed");
+            } else {
+                // A write that lost its races (409): the client is told to send it again.
+                tracing::warn!(request_id = %context.request_id, status, %cause, "request refused");
+            }
         }
         let title = self.0.status.canonical_reason().unwrap_or("Error");
         let detail = at_most(&self.0.detail, PROBLEM_DETAIL_MAX_CHARS);

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::responses::{error_ref, error_without_body};
+use super::responses::{WITHOUT_BODY, error_ref, error_without_body};
 
 /// The most characters a list parameter's value may have (400 beyond).
 pub(super) const QUERY_VALUE_MAX_CHARS: usize = crate::machinery::list::QUERY_VALUE_MAX_CHARS;
@@ -102,6 +102,7 @@ pub(super) fn header_components() -> Map<String, Value> {
 /// - 408 wherever a body is read: it must arrive within `BILLING_BODY_TIMEOUT_SECONDS`.
 pub(super) fn common_to_every_operation(paths: &mut Value, responses: &mut Map<String, Value>) {
     let Value::Object(paths) = paths else { return };
+    let mut used = std::collections::BTreeSet::new();
     for item in paths.values_mut() {
         let Value::Object(methods) = item else {
             continue;
@@ -136,6 +137,7 @@ pub(super) fn common_to_every_operation(paths: &mut Value, responses: &mut Map<S
                     if answer.get("$ref").is_some()
                         && let Some(bare) = status.parse().ok().and_then(error_without_body)
                     {
+                        used.insert(bare["$ref"].as_str().unwrap_or_default().to_owned());
                         *answer = bare;
                     }
                 }
@@ -146,6 +148,10 @@ pub(super) fn common_to_every_operation(paths: &mut Value, responses: &mut Map<S
             sort_by_status(answers);
         }
     }
+    // Only the body-less errors some HEAD answers.
+    responses.retain(|name, _| {
+        !name.ends_with(WITHOUT_BODY) || used.contains(&format!("#/components/responses/{name}"))
+    });
     for answer in responses.values_mut() {
         with_common_headers(answer);
     }

@@ -135,7 +135,7 @@ pub(super) fn error_without_body(status: u16) -> Option<Value> {
 }
 
 /// The suffix of a `HEAD` request's error responses under `components.responses`.
-const WITHOUT_BODY: &str = "WithoutBody";
+pub(super) const WITHOUT_BODY: &str = "WithoutBody";
 
 fn errors(statuses: &[u16]) -> Map<String, Value> {
     statuses
