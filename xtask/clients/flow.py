@@ -26,7 +26,7 @@ from billing_service_client.api.reference_data_source_charge_groups import (
     create_reference_data_source_charge_group,
 )
 from billing_service_client.api.reference_data_sources import create_reference_data_source
-from billing_service_client.api.sites import create_site, get_site, list_sites
+from billing_service_client.api.sites import check_site, count_sites, create_site, get_site, list_sites
 from billing_service_client.models import (
     BillingCycleInput,
     ChargeGroupCategoryInput,
@@ -252,6 +252,15 @@ check([c.contact_name for c in read.site_contacts] == ["Ann", "Ben"], "the site'
 check(read.site_address.town == "Leeds", "the site's address read back")
 sites = list_sites.sync_detailed(client=api, page=1, page_size=10, customer_id=customer.id, fields="siteName")
 check(sites.status_code == 200 and [row.site_name for row in sites.parsed] == ["Head office"], "sites of a customer, one field")
+# HEAD: the answers have no body, errors included (the client must not try to read one).
+checked = check_site.sync_detailed(client=api, id=site.id)
+check(checked.status_code == 200 and checked.headers.get("etag"), "HEAD of the site: 200 with its ETag")
+missing = check_site.sync_detailed(client=api, id=999999)
+check(missing.status_code == 404, "HEAD of no site: 404 without a body")
+refused = count_sites.sync_detailed(client=api, start_date="2024-02-30")
+check(refused.status_code == 400, "HEAD with a date that does not exist: 400 without a body")
+counted = count_sites.sync_detailed(client=api, customer_id=customer.id)
+check(counted.status_code == 200 and counted.headers.get("x-total-count") == "1", "HEAD of the sites of a customer: 1")
 
 signed_out = sign_out.sync_detailed(client=anonymous, body=RefreshTokenRequest(refresh_token=tokens.refresh_token))
 check(signed_out.status_code == 204, "signed out")
