@@ -19,7 +19,7 @@ pub(crate) fn stored_sql(field: &Field) -> syn::Result<&'static str> {
         "Text" | "Letters" | "Symbol" | "CurrencyCode" | "CountryCode" | "Enum" | "Digits"
         | "Username" | "RoleCodes" | "Postcode" | "Telephone" | "Email" | "AccountNumber"
         | "SortCode" | "IdList" | "TemplateComponents" | "Password" => "Text",
-        "Integer" | "Decimal" | "Id" => "BigInt",
+        "Integer" | "Decimal" | "PositiveDecimal" | "Id" => "BigInt",
         "Bool" => "Bool",
         "DateTime" => "Timestamp",
         "Date" => "Date",

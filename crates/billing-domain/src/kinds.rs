@@ -194,6 +194,10 @@ impl<const SCALE: u32, const MIN: i64, const MAX: i64> Filterable for Decimal<SC
     const FILTER: FilterKind = FilterKind::Decimal { scale: SCALE };
 }
 
+impl<const SCALE: u32, const MAX: i64> Filterable for PositiveDecimal<SCALE, MAX> {
+    const FILTER: FilterKind = FilterKind::Decimal { scale: SCALE };
+}
+
 /// A set of codes a field takes one of (enumerations).
 pub trait CodeSet: 'static {
     /// The set's name in the interface's documentation (`ChargingUnitType`).
@@ -359,6 +363,29 @@ impl<const SCALE: u32, const MIN: i64, const MAX: i64> Kind for Decimal<SCALE, M
         } else {
             Err(format!("must be between {MIN} and {MAX}"))
         }
+    }
+}
+
+/// An exact decimal greater than 0 and at most `MAX` (whole units), with at most `SCALE`
+/// decimal places: a rate, which 0 would make meaningless. Held as [`Decimal`] is.
+pub struct PositiveDecimal<const SCALE: u32, const MAX: i64>;
+
+impl<const SCALE: u32, const MAX: i64> Kind for PositiveDecimal<SCALE, MAX> {
+    type Value = i64;
+
+    fn from_json(value: &serde_json::Value) -> Result<i64, String> {
+        Decimal::<SCALE, 0, MAX>::from_json(value)
+    }
+
+    fn from_text(text: &str) -> Result<i64, String> {
+        Decimal::<SCALE, 0, MAX>::from_text(text)
+    }
+
+    fn check(units: &i64) -> Result<(), String> {
+        if *units <= 0 {
+            return Err("must be greater than 0".to_owned());
+        }
+        Decimal::<SCALE, 0, MAX>::check(units)
     }
 }
 

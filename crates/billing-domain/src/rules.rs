@@ -14,22 +14,15 @@ pub fn validity(
     Validity::new(*start_date, *end_date).map(drop)
 }
 
-/// A currency rate converts between two different currencies at a rate above zero (`rate` in
-/// millionths).
-pub fn currency_rate(
-    from_currency_id: &i64,
-    to_currency_id: &i64,
-    rate: &i64,
-) -> Result<(), ValidationErrors> {
+/// A currency rate converts between two different currencies (its rate's kind,
+/// `PositiveDecimal`, keeps it above zero).
+pub fn currency_rate(from_currency_id: &i64, to_currency_id: &i64) -> Result<(), ValidationErrors> {
     let mut errors = ValidationErrors::default();
     if from_currency_id == to_currency_id {
         errors.push(
             "toCurrencyId",
             "must not be the same currency as fromCurrencyId",
         );
-    }
-    if *rate <= 0 {
-        errors.push("rate", "must be greater than 0");
     }
     errors.into_result(|| ())
 }
@@ -57,9 +50,16 @@ mod tests {
     use crate::dates::parse_date;
 
     #[test]
-    fn a_currency_rate_is_positive_between_two_currencies() {
-        assert!(currency_rate(&1, &2, &1).is_ok());
-        insta::assert_snapshot!(currency_rate(&1, &1, &0).unwrap_err(), @"toCurrencyId: must not be the same currency as fromCurrencyId; rate: must be greater than 0");
+    fn a_currency_rate_is_between_two_currencies_at_a_positive_rate() {
+        use crate::kinds::{Kind, PositiveDecimal};
+        assert!(currency_rate(&1, &2).is_ok());
+        insta::assert_snapshot!(currency_rate(&1, &1).unwrap_err(), @"toCurrencyId: must not be the same currency as fromCurrencyId");
+        // The rate's kind: greater than 0 (1 is a millionth), at most its maximum.
+        type Rate = PositiveDecimal<6, 1_000_000>;
+        assert!(Rate::check(&1).is_ok());
+        insta::assert_snapshot!(Rate::check(&0).unwrap_err(), @"must be greater than 0");
+        insta::assert_snapshot!(Rate::check(&-5).unwrap_err(), @"must be greater than 0");
+        insta::assert_snapshot!(Rate::check(&1_000_000_000_001).unwrap_err(), @"must be between 0 and 1000000");
     }
 
     #[test]

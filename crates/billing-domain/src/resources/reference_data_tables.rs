@@ -123,11 +123,11 @@ billing_declare::declare! {
         to_currency_id: required Id references(currencies, "currency"),
         /// Units of the "to" currency for one unit of the "from" currency: greater than 0,
         /// at most 1000000, exact, with at most 6 decimal places (e.g. `1.17`).
-        rate: required Decimal<6, 0, 1000000>,
+        rate: required PositiveDecimal<6, 1000000>,
         /// The date the rate applies from (yyyy-MM-dd).
         effective_date: required Date,
     }
-    rules { currency_rate(from_currency_id, to_currency_id, rate) }
+    rules { currency_rate(from_currency_id, to_currency_id) }
     extra_filters {}
 
     /// Service ids whose usage is not rated (checked first by rating).

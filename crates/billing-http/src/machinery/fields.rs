@@ -38,6 +38,8 @@ pub enum FieldType {
         scale: u32,
         minimum: i64,
         maximum: i64,
+        /// The minimum itself is refused (a rate must be greater than 0).
+        exclusive_minimum: bool,
     },
     Date,
     DateTime,

@@ -4,8 +4,8 @@
 
 use billing_domain::kinds::{
     AccountNumber, Bool, CodeSet, CountryCode, CurrencyCode, Date, DateTime, Decimal, Digits,
-    Email, Enum, Id, IdList, Integer, Kind, Letters, Password, Postcode, RoleCodes, SortCode,
-    Symbol, Telephone, TemplateComponents, Text, Username,
+    Email, Enum, Id, IdList, Integer, Kind, Letters, Password, PositiveDecimal, Postcode,
+    RoleCodes, SortCode, Symbol, Telephone, TemplateComponents, Text, Username,
 };
 use billing_domain::money::{format_decimal, parse_decimal};
 use billing_domain::sites::codes::TemplateComponent;
@@ -495,6 +495,26 @@ impl<const SCALE: u32, const MIN: i64, const MAX: i64> ApiKind for Decimal<SCALE
         scale: SCALE,
         minimum: MIN,
         maximum: MAX,
+        exclusive_minimum: false,
+    };
+
+    fn value(input: &ExactNumber) -> i64 {
+        parse_decimal(&input.0, SCALE).unwrap_or_default()
+    }
+
+    fn check_input(input: &ExactNumber) -> Result<(), String> {
+        Self::check(&parse_decimal(&input.0, SCALE)?)
+    }
+}
+
+impl<const SCALE: u32, const MAX: i64> ApiKind for PositiveDecimal<SCALE, MAX> {
+    type Input = ExactNumber;
+    type Output = DecimalNumber<SCALE>;
+    const FIELD_TYPE: FieldType = FieldType::Decimal {
+        scale: SCALE,
+        minimum: 0,
+        maximum: MAX,
+        exclusive_minimum: true,
     };
 
     fn value(input: &ExactNumber) -> i64 {

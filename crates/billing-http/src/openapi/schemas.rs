@@ -42,8 +42,17 @@ pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Val
         // jsonschema) refuse 5.55 as a multiple of 0.0001. The places are in the description
         // (and a value with more is 400 naming the member).
         FieldType::Decimal {
-            minimum, maximum, ..
+            minimum,
+            maximum,
+            exclusive_minimum: false,
+            ..
         } => json!({ "type": "number", "minimum": minimum, "maximum": maximum }),
+        FieldType::Decimal {
+            minimum,
+            maximum,
+            exclusive_minimum: true,
+            ..
+        } => json!({ "type": "number", "exclusiveMinimum": minimum, "maximum": maximum }),
         FieldType::Date => json!({ "type": "string", "format": "date", "maxLength": 10 }),
         FieldType::DateTime => {
             json!({ "type": "string", "format": "date-time", "maxLength": DATE_TIME_MAX_CHARS })
