@@ -49,6 +49,18 @@ fn prefer_parameter() -> Value {
         "example": "count=planned" })
 }
 
+/// A collection's `HEAD`: the list's parameters, the paging ones optional.
+fn head_parameters(resource: &ResourceDoc) -> Vec<Value> {
+    let mut parameters = list_parameters(resource, true);
+    for parameter in &mut parameters {
+        if parameter["name"] == "page" || parameter["name"] == "pageSize" {
+            parameter["required"] = json!(false);
+        }
+    }
+    parameters.push(prefer_parameter());
+    parameters
+}
+
 pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value> {
     let mut parameters = Vec::new();
     if paged {
@@ -235,8 +247,8 @@ pub(super) fn resource_paths(
     collection.insert("head".into(), json!({
         "tags": tag, "summary": format!("Check whether {} matching the filters exist", plural(resource.noun)),
         "operationId": operation_id("count", &plural(resource.noun)),
-        "description": format!("The filters of the list, without page or body: 200 with X-Total-Count when any record matches, 404 when none does.{}", permission_note(resource.read)),
-        "parameters": list_parameters(resource, false).into_iter().chain([prefer_parameter()]).collect::<Vec<_>>(),
+        "description": format!("The filters of the list, without a body: 200 with X-Total-Count when any record matches, 404 when none does. The list's URL may be sent as it is: page, pageSize, sort and fields are optional here, checked as the list checks them, and change nothing of the answer.{}", permission_note(resource.read)),
+        "parameters": head_parameters(resource),
         "responses": {
             "200": { "description": "At least one record matches.", "headers": { "X-Total-Count": header("X-Total-Count"), "Preference-Applied": header("Preference-Applied") } },
             "404": { "description": "Nothing matches (X-Total-Count: 0).", "headers": { "X-Total-Count": header("X-Total-Count"), "Preference-Applied": header("Preference-Applied") } },

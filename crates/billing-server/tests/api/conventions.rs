@@ -219,6 +219,11 @@ api_test! {
         let none = app.head(&format!("{PATH}?name=Nothing"));
         assert_eq!((none.status, none.header("x-total-count")), (404, Some("0")));
         assert_eq!(app.head(&format!("{PATH}?colour=red")).status, 400);
+        // The list's own URL, as documented for HEAD: paging, sort and fields change nothing
+        // of the count, and are checked as the list checks them.
+        let paged = app.head(&format!("{PATH}?page=2&pageSize=1&sort=name:desc&fields=name&chargingUnitType=DURATION"));
+        assert_eq!((paged.status, paged.header("x-total-count")), (200, Some("2")));
+        assert_eq!(app.head(&format!("{PATH}?page=0&pageSize=1")).status, 400);
     }
 
     fn prefer_count_says_how_the_total_is_found(app) {
