@@ -64,10 +64,13 @@ impl CorsOrigins {
         self.origins.is_empty()
     }
 
+    /// `*` is any origin a page can have, not the opaque `null` (a sandboxed frame, a file,
+    /// a redirect across origins): answering `Access-Control-Allow-Origin: null` would let
+    /// every such document in, and is not an origin the document's `format: uri` allows.
     fn allows(&self, origin: &str) -> bool {
         self.origins
             .iter()
-            .any(|allowed| allowed == "*" || allowed == origin)
+            .any(|allowed| (allowed == "*" && origin != "null") || allowed == origin)
     }
 }
 
@@ -138,6 +141,7 @@ mod tests {
                 .expect("any")
                 .allows("https://anything.example")
         );
+        assert!(!CorsOrigins::parse("*").expect("any").allows("null"));
         insta::assert_snapshot!(
             CorsOrigins::parse("console.example.com").unwrap_err(),
             @"'console.example.com' is not an origin: give scheme://host[:port] (no path), or *"
