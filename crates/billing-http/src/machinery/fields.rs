@@ -89,6 +89,9 @@ pub struct Field {
     /// A record of another resource shown whole (`machinery::shown`): the body's object gives
     /// only its key member, stored in the input's column.
     pub shows: Option<Shows>,
+    /// Only in the answer to the create (an API key's secret): never in a read or a list, so
+    /// `fields` cannot ask for it.
+    pub shown_once: bool,
     pub description: &'static str,
 }
 
@@ -121,6 +124,7 @@ impl Field {
             owned: false,
             default: None,
             shows: None,
+            shown_once: false,
             description,
         }
     }
@@ -216,6 +220,17 @@ impl Field {
     pub const fn nullable(mut self) -> Self {
         self.nullable = true;
         self
+    }
+
+    /// Only in the answer to the create (see [`Field::shown_once`](Field#structfield.shown_once)).
+    pub const fn shown_once(mut self) -> Self {
+        self.shown_once = true;
+        self
+    }
+
+    /// Whether a read or a list shows the member (and `fields` may name it).
+    pub fn readable(&self) -> bool {
+        self.access != Access::WriteOnly && !self.shown_once
     }
 
     /// An array the server refuses when it holds more than `most` elements.

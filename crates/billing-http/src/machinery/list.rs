@@ -176,7 +176,7 @@ pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>
 fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, ValidationErrors> {
     let readable: Vec<&str> = fields
         .iter()
-        .filter(|f| f.access != Access::WriteOnly)
+        .filter(|f| f.readable())
         .map(|f| f.name)
         .collect();
     let mut names = Vec::new();

@@ -78,7 +78,7 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
         let readable: Vec<&str> = resource
             .fields
             .iter()
-            .filter(|f| f.access != Access::WriteOnly)
+            .filter(|f| f.readable())
             .map(|f| f.name)
             .collect();
         // A member of an owned object may be asked for alone: `siteAddress.town`.

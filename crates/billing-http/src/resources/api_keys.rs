@@ -109,6 +109,8 @@ const ROLE_CODES: FieldType = FieldType::Array(&FieldType::Enum(&[
 
 /// The member naming a key's user: its field, filter, sort key and errors.
 const USER_ID: &str = "userId";
+/// The member holding the key itself, in the create's answer only.
+const KEY: &str = "key";
 
 pub struct ApiKeys;
 
@@ -176,7 +178,7 @@ impl Resource for ApiKeys {
         )
         .nullable(),
         Field::read_only(
-            "key",
+            KEY,
             FieldType::Pattern {
                 pattern: "^bk_[A-Za-z0-9_-]{43}$",
                 min: 46,
@@ -186,7 +188,8 @@ impl Resource for ApiKeys {
             "The key itself: only in the response to the create, never again (not in lists, reads or an \
              Idempotency-Key replay). Send it as Authorization: Bearer <key>.",
         )
-        .nullable(),
+        .nullable()
+        .shown_once(),
     ];
     fn filters() -> &'static [FilterParam] {
         const FILTERS: &[FilterParam] = &[
@@ -217,7 +220,7 @@ impl Resource for ApiKeys {
         record
             .key
             .as_ref()
-            .map(|key| ("key", key.expose().to_owned()))
+            .map(|key| (KEY, key.expose().to_owned()))
     }
 
     fn list(

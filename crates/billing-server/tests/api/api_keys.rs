@@ -94,6 +94,12 @@ api_test! {
         assert!(replay.json().get("key").is_none(), "{}", replay.text);
         assert_eq!(replay.json()["id"], first.json()["id"]);
         assert!(!replay.text.contains(&first_key[11..]));
+        // No list or read shows it, so `fields` cannot ask for it (it gave `[{}]`).
+        let asked = app.get_as(&token, "/v1/api-keys?page=1&pageSize=10&fields=key");
+        asked.assert_problem(400);
+        assert_eq!(asked.error_fields(), vec!["fields"]);
+        let listed = app.get_as(&token, "/v1/api-keys?page=1&pageSize=10&fields=name,keyPrefix").json();
+        assert_eq!(listed[0].as_object().map(|row| row.len()), Some(2), "{listed}");
     }
 
     fn a_key_works_as_a_bearer_credential_with_its_roles(app) {
