@@ -542,6 +542,35 @@ where
     }
 }
 
+/// Runs `work` inside a savepoint of the write transaction `connection` is in, and keeps what
+/// it wrote only when it says so (`Ok((value, true))`); an error or `Ok((value, false))` rolls
+/// the savepoint back, leaving the transaction as it was before `work`. A patch that changes
+/// nothing is checked as a write is, then undone (docs/api.md, "Concurrency").
+pub fn in_savepoint<T, E>(
+    connection: &mut DbConnection,
+    work: impl FnOnce(&mut DbConnection) -> Result<(T, bool), E>,
+) -> Result<T, E>
+where
+    E: StorageError,
+{
+    type Manager = <DbConnection as Connection>::TransactionManager;
+    Manager::begin_transaction(connection).map_err(PersistenceError::from)?;
+    match work(connection) {
+        Ok((value, true)) => {
+            Manager::commit_transaction(connection).map_err(PersistenceError::from)?;
+            Ok(value)
+        }
+        Ok((value, false)) => {
+            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
+            Ok(value)
+        }
+        Err(error) => {
+            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
+            Err(error)
+        }
+    }
+}
+
 /// Runs `work` on a pooled connection and marks the connection lost when the error says the
 /// database went away, so that the pool opens a new one instead of handing it out again.
 fn run_noting_loss<T, E: StorageError>(

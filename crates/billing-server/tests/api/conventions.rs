@@ -561,3 +561,30 @@ api_test! {
         assert_eq!(sign_in.error_fields(), vec!["username"]);
     }
 }
+
+api_test! {
+    fn a_patch_that_changes_nothing_writes_nothing(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let item = format!("{PATH}/1");
+        let etag = app.get(&item).header("etag").expect("etag").to_owned();
+        let events = |app: &TestApp| app.head("/v1/audit-events?resource=charge-group-categories&recordId=1").header("x-total-count").map(str::to_owned);
+        let before = events(&app);
+        for operations in [
+            json!([]),
+            json!([{ "op": "test", "path": "/name", "value": "Calls" }]),
+            json!([{ "op": "replace", "path": "/name", "value": "Calls" }]),
+            json!([{ "op": "replace", "path": "/name", "value": "X" }, { "op": "replace", "path": "/name", "value": "Calls" }]),
+        ] {
+            let patched = app.send("PATCH", &item, Some(&app.admin_token), &[("If-Match", &etag)], Some(("application/json-patch+json", operations.to_string())));
+            assert_eq!(patched.status, 200, "{operations}: {}", patched.text);
+            assert_eq!(patched.header("etag"), Some(etag.as_str()), "{operations}: the version stays");
+            assert_eq!(patched.json()["name"], "Calls");
+        }
+        assert_eq!(events(&app), before, "no audit event for what changed nothing");
+        // It is still checked as a write: a stale ETag is 412, a broken value 400.
+        app.send("PATCH", &item, Some(&app.admin_token), &[("If-Match", "\"99\"")], Some(("application/json-patch+json", "[]".to_owned()))).assert_problem(412);
+        let changed = app.patch(&item, json!([{ "op": "replace", "path": "/name", "value": "Voice" }]));
+        assert_ne!(changed.header("etag"), Some(etag.as_str()), "a change moves the version");
+        assert_ne!(events(&app), before);
+    }
+}

@@ -67,6 +67,8 @@ api_test! {
             let path = format!("/v1/adhoc-bill-runs/{}", run["id"]);
             let before = app.get(&path).json();
             app.patch_as(&token, &path, json!([{ "op": "replace", "path": "/siteIds", "value": [mine["id"]] }])).assert_problem(403);
+            // A patch that changes nothing is still checked as a write.
+            app.patch_as(&token, &path, json!([])).assert_problem(403);
             app.json_as(&token, "PUT", &path, Some(json!({ "name": "Taken", "siteIds": [mine["id"]] }))).assert_problem(403);
             app.json_as(&token, "DELETE", &path, None).assert_problem(403);
             let bulk = app.json_as(&token, "PATCH", "/v1/adhoc-bill-runs", Some(json!([{ "id": run["id"], "name": "Bulk" }])));

@@ -53,7 +53,9 @@ pub async fn patch<R: Resource>(
     let (body, _) = read_json(&request, payload, BodyKind::JsonPatch, &state.limits).await?;
     let operations = patch::parse_patch(body, R::FIELDS)?;
     write_request.patched_paths = Some(patch::changed_paths(&operations, R::FIELDS));
-    let prepared = R::prepare(&state, patch::write_only_values(&operations, R::FIELDS)).await?;
+    let secrets = patch::write_only_values(&operations, R::FIELDS);
+    let sets_a_secret = !secrets.is_empty();
+    let prepared = R::prepare(&state, secrets).await?;
     let max_document_bytes = state.limits.body_bytes;
     let database = state.database.clone();
     let record = web::block(move || {
@@ -62,19 +64,35 @@ pub async fn patch<R: Resource>(
             let before = to_json(&current)?;
             let mut document = before.clone();
             patch::apply(&mut document, &operations, max_document_bytes)?;
+            let unchanged = document == before && !sets_a_secret;
             patch::strip_read_only(&mut document, R::FIELDS);
             let mut input = parse_input::<R>(document, "", Origin::Stored)?;
             R::attach_prepared(&mut input, &prepared)?;
-            replace_recorded::<R>(
-                c,
-                &writer,
-                Action::Patch,
-                &current,
-                &before,
-                input,
-                &write_request,
-            )?
-            .ok_or_else(|| lost_race(condition.is_some()))
+            let write = |c: &mut billing_persistence::DbConnection| {
+                replace_recorded::<R>(
+                    c,
+                    &writer,
+                    Action::Patch,
+                    &current,
+                    &before,
+                    input,
+                    &write_request,
+                )?
+                .ok_or_else(|| lost_race(condition.is_some()))
+            };
+            if !unchanged {
+                return write(c);
+            }
+            // A patch that changes nothing (an empty one, only `test`s, values as stored) is
+            // checked as any write is (scope, rules, version), then undone: no new version,
+            // no audit event, and other clients' ETags stay good. What the write would have
+            // derived anew (a mandate's status) differs from the stored record: that is kept.
+            billing_persistence::in_savepoint(c, |c| {
+                let record = write(c)?;
+                let keep = to_json(&record)? != before;
+                Ok::<_, ApiError>((keep.then_some(record), keep))
+            })
+            .map(|kept| kept.unwrap_or(current))
         })
     })
     .await??;
