@@ -37,11 +37,20 @@ impl Common {
     pub fn binary(&self) -> Result<PathBuf, String> {
         if self.debug {
             crate::cargo(&["build", "--bin", "billing"])?;
-            Ok(workspace_root().join("target/debug/billing"))
+            Ok(cargo_target_dir().join("debug/billing"))
         } else {
             crate::cargo(&["build", "--release", "--bin", "billing"])?;
-            Ok(workspace_root().join(crate::BILLING_RELEASE))
+            Ok(cargo_target_dir().join("release/billing"))
         }
+    }
+}
+
+/// Where cargo puts what it builds: `CARGO_TARGET_DIR` when set (relative to the workspace
+/// root, as cargo reads it from here), else the workspace's `target/`.
+fn cargo_target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
+        Some(dir) => workspace_root().join(dir),
+        None => workspace_root().join("target"),
     }
 }
 

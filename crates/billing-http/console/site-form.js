@@ -111,23 +111,45 @@ function customFieldFields(index, assigned, definitions, onremove) {
   return element;
 }
 
-/** A list of fieldsets that can grow and shrink; `.value()` gives the elements' values. */
-function repeated(title, items, make, addLabel) {
-  const values = [...items];
+/**
+ * The index in the stored list that an element of an owned list in a form's value came from
+ * (a symbol: never sent, `JSON.stringify` leaves it out); absent on an element the user added.
+ * `diffPatch` uses it to remove exactly the elements the user removed, so that every element
+ * kept keeps its id and the members the form does not show.
+ */
+export const ORIGIN = Symbol('origin');
+
+/**
+ * A list of fieldsets that can grow and shrink; `.value()` gives the elements' values, each
+ * tagged with its `ORIGIN` (its index in `stored`). `placeholder` starts an empty list with one
+ * new, blank element.
+ */
+function repeated(title, stored, make, addLabel, { placeholder = false } = {}) {
+  // Each slot: where it came from in `stored` (null: added here) and what to draw it with.
+  let slots = stored.map((item, origin) => ({ origin, item }));
+  if (!slots.length && placeholder) slots.push({ origin: null, item: null });
   const holder = h('div', {});
   const add = h('button', { type: 'button', onclick: () => {
-    values.splice(0, values.length, ...current());
-    values.push(null);
+    keep();
+    slots.push({ origin: null, item: null });
     draw();
     parts[parts.length - 1].querySelector('input, select').focus();
   } }, addLabel);
   const element = h('section', { class: 'repeated', 'aria-label': title }, h('h3', {}, title), holder, add);
   let parts = [];
-  function current() { return parts.map((part) => part.value()); }
+  /** What the user typed so far, kept across a redraw. */
+  function keep() { slots = slots.map((slot, index) => ({ origin: slot.origin, item: parts[index].value() })); }
+  function current() {
+    return parts.map((part, index) => {
+      const value = part.value();
+      if (slots[index].origin !== null) value[ORIGIN] = slots[index].origin;
+      return value;
+    });
+  }
   function draw() {
-    parts = values.map((item, index) => make(index, item, () => {
-      values.splice(0, values.length, ...current());
-      values.splice(index, 1);
+    parts = slots.map((slot, index) => make(index, slot.item, () => {
+      keep();
+      slots.splice(index, 1);
       draw();
       add.focus();
     }));
@@ -163,8 +185,8 @@ export async function siteForm(site, { customerId = null } = {}) {
   const mandate = input('siteInvoiceDetails.mandateReference', { value: details.mandateReference });
   const thirdParty = input('siteInvoiceDetails.thirdPartyCustomerReference', { value: details.thirdPartyCustomerReference });
   const group = `invoice-contact-${++contactGroup}`;
-  const contacts = repeated('Contacts', s.siteContacts && s.siteContacts.length ? s.siteContacts : [null],
-    (index, contact, remove) => contactFields(index, contact, group, remove), 'Add a contact');
+  const contacts = repeated('Contacts', s.siteContacts || [],
+    (index, contact, remove) => contactFields(index, contact, group, remove), 'Add a contact', { placeholder: true });
   const custom = repeated('Custom fields', s.assignedCustomFields || [],
     (index, assigned, remove) => customFieldFields(index, assigned, definitions, remove), 'Add a custom field');
   const detailsBox = h('div', { class: 'grid', 'data-field': 'siteInvoiceDetails' },
@@ -230,8 +252,7 @@ function isObject(value) {
 /**
  * The JSON Patch from `before` (the stored record) to `after` (what the form holds), over the
  * members `after` names only (ids, stamps and derived members are never sent): nested objects
- * member by member, owned lists element by element (extra elements appended, missing ones
- * removed from the end), so every element kept keeps its id.
+ * member by member, owned lists element by element (`listPatch`).
  */
 export function diffPatch(before, after, path = '') {
   const operations = [];
@@ -242,12 +263,55 @@ export function diffPatch(before, after, path = '') {
       else operations.push(...diffPatch(before[key], value, pointer));
     }
   } else if (Array.isArray(before) && Array.isArray(after) && after.every(isObject)) {
-    const shared = Math.min(before.length, after.length);
-    for (let i = 0; i < shared; i += 1) operations.push(...diffPatch(before[i], after[i], `${path}/${i}`));
-    for (let i = shared; i < after.length; i += 1) operations.push({ op: 'add', path: `${path}/-`, value: after[i] });
-    for (let i = before.length - 1; i >= after.length; i -= 1) operations.push({ op: 'remove', path: `${path}/${i}` });
+    operations.push(...listPatch(before, after, path));
   } else if (!same(before, after)) {
     operations.push({ op: 'replace', path, value: after });
   }
+  return operations;
+}
+
+/**
+ * An owned list: each element of `after` says by its `ORIGIN` which stored element it is (none:
+ * a new one). The stored elements not kept are removed by their stored index, highest first;
+ * a kept element is then changed member by member where it now stands (moved first if the
+ * form reordered it), so it keeps its id and every member the form does not show; new elements
+ * are inserted where the form has them. A list whose elements carry no `ORIGIN` may only grow
+ * (its elements matched by position): which element a shorter one lost cannot be told.
+ */
+function listPatch(before, after, path) {
+  const tagged = after.some((element) => ORIGIN in element);
+  if (!tagged && after.length < before.length) {
+    throw new Error(`The console cannot tell which elements of ${path} were removed; nothing was sent.`);
+  }
+  const origins = after.map((element, index) => {
+    if (!tagged) return index < before.length ? index : null;
+    const origin = element[ORIGIN];
+    return Number.isInteger(origin) && origin >= 0 && origin < before.length ? origin : null;
+  });
+  const kept = new Set(origins.filter((origin) => origin !== null));
+  if (kept.size !== origins.filter((origin) => origin !== null).length) {
+    throw new Error(`The console lists an element of ${path} twice; nothing was sent.`);
+  }
+  const operations = [];
+  for (let index = before.length - 1; index >= 0; index -= 1) {
+    if (!kept.has(index)) operations.push({ op: 'remove', path: `${path}/${index}` });
+  }
+  // The list as the operations so far leave it: stored indexes of the kept elements (null: new).
+  const working = before.map((_, index) => index).filter((index) => kept.has(index));
+  after.forEach((element, index) => {
+    const origin = origins[index];
+    if (origin === null) {
+      operations.push({ op: 'add', path: index === working.length ? `${path}/-` : `${path}/${index}`, value: element });
+      working.splice(index, 0, null);
+      return;
+    }
+    const at = working.indexOf(origin);
+    if (at !== index) {
+      operations.push({ op: 'move', from: `${path}/${at}`, path: `${path}/${index}` });
+      working.splice(at, 1);
+      working.splice(index, 0, origin);
+    }
+    operations.push(...diffPatch(before[origin], element, `${path}/${index}`));
+  });
   return operations;
 }
