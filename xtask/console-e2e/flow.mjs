@@ -155,6 +155,53 @@ await check('add inventory, then end the site with its inventory (cascade)', asy
   expect(items.length === 1 && items[0].endDate === '2026-12-31', JSON.stringify(items));
 });
 
+let listSite;
+await check('removing a contact and a custom field that is not the last removes exactly those: the kept ones keep their ids and the members the form does not show', async () => {
+  const defs = [];
+  for (const label of ['Department', 'Project']) defs.push(await must('POST', '/v1/custom-field-definitions', data.admin, { label }));
+  const [costCentre] = await must('GET', '/v1/custom-field-definitions?page=1&pageSize=10&label=Cost%20centre', data.admin);
+  listSite = await must('POST', '/v1/sites', data.admin, {
+    customerId: data.bakery.id, siteName: 'Depot', siteReference: 'DEP', startDate: '2026-01-01',
+    siteAddress: { address1: '2 Mill Lane', town: 'Leeds', postcode: 'LS2 2BB', country: 'GB' },
+    siteInvoiceDetails: { invoiceTemplateId: data.template.id, paymentMethod: 'CHEQUE', paymentTermsInDays: 30 },
+    siteContacts: [
+      { contactName: 'Cat', contactRole: 'ACCOUNTS', contactEmailAddress: 'cat@example.com', receiveInvoiceBy: 'EMAIL' },
+      { contactName: 'Dan', contactRole: 'TECHNICAL', contactEmailAddress: 'dan@example.com', receiveInvoiceBy: 'EMAIL',
+        contactNameToAppearOnInvoice: true, emailSuspended: true, receiveSmsFraudAlert: true, receiveEmailFraudAlert: true,
+        contactAlternativeTelephoneNumber: '0113 496 0000' },
+      { contactName: 'Eve', contactRole: 'SALES', receiveSmsFraudAlert: true, contactAlternativeTelephoneNumber: '0113 496 0001' },
+    ],
+    assignedCustomFields: [
+      { customFieldDefinitionId: costCentre.id, value: 'CC-1' },
+      { customFieldDefinitionId: defs[0].id, value: 'Ops' },
+      { customFieldDefinitionId: defs[1].id, value: 'P-9' },
+    ],
+  });
+  const stored = await must('GET', `/v1/sites/${listSite.id}`, data.admin);
+  const patches = [];
+  const watch = (request) => { if (request.method() === 'PATCH') patches.push(request.postDataJSON()); };
+  page.on('request', watch);
+  await page.goto(`${base}/console#/sites/${listSite.id}/edit`);
+  await page.getByRole('heading', { name: 'Change site Depot' }).waitFor();
+  await page.getByRole('button', { name: 'Remove contact 1' }).click();
+  await page.getByRole('button', { name: 'Remove custom field 2' }).click();
+  // The kept elements are still edited in place: Eve's e-mail, now the second contact.
+  await page.getByLabel('E-mail', { exact: true }).nth(1).fill('eve@example.com');
+  await page.getByRole('button', { name: 'Save site' }).click();
+  await page.getByRole('heading', { name: 'Site Depot', exact: true }).waitFor();
+  page.off('request', watch);
+  const site = await must('GET', `/v1/sites/${listSite.id}`, data.admin);
+  const strip = (element, changes = {}) => ({ ...element, ...changes });
+  const [, dan, eve] = stored.siteContacts;
+  expect(JSON.stringify(site.siteContacts) === JSON.stringify([dan, strip(eve, { contactEmailAddress: 'eve@example.com' })]),
+    `the kept contacts changed: ${JSON.stringify(site.siteContacts)} (patch ${JSON.stringify(patches)})`);
+  const [cc, , project] = stored.assignedCustomFields;
+  expect(JSON.stringify(site.assignedCustomFields) === JSON.stringify([cc, project]),
+    `the kept custom fields changed: ${JSON.stringify(site.assignedCustomFields)} (patch ${JSON.stringify(patches)})`);
+  const removes = patches.flat().filter((op) => op.op === 'remove').map((op) => op.path);
+  expect(JSON.stringify(removes) === JSON.stringify(['/siteContacts/0', '/assignedCustomFields/1']), `removed: ${JSON.stringify(removes)}`);
+});
+
 await check('search customers and sites with the list filters', async () => {
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByLabel('Name contains').fill('bakery');
