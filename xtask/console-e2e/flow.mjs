@@ -202,6 +202,26 @@ await check('removing a contact and a custom field that is not the last removes 
   expect(JSON.stringify(removes) === JSON.stringify(['/siteContacts/0', '/assignedCustomFields/1']), `removed: ${JSON.stringify(removes)}`);
 });
 
+await check('a slow page load does not draw over the page the URL names since', async () => {
+  const slowSite = `**/v1/sites/${siteId}`;
+  let slow = true;
+  await page.route(slowSite, async (route) => {
+    if (slow) { slow = false; await new Promise((resolve) => setTimeout(resolve, 2500)); }
+    await route.continue();
+  });
+  const slowAnswer = page.waitForResponse((response) => response.url().endsWith(`/v1/sites/${siteId}`));
+  await page.goto(`${base}/console#/sites/${siteId}`);
+  await page.waitForTimeout(200);
+  await page.goto(`${base}/console#/sites/${listSite.id}`);
+  await page.getByRole('heading', { name: 'Site Depot', exact: true }).waitFor();
+  await slowAnswer;
+  await page.waitForTimeout(500);
+  await page.unroute(slowSite);
+  const title = await page.locator('h1').textContent();
+  const edit = await page.getByRole('link', { name: 'Change this site' }).getAttribute('href');
+  expect(title === 'Site Depot' && edit === `#/sites/${listSite.id}/edit`, `under #/sites/${listSite.id}: "${title}", its change link ${edit}`);
+});
+
 await check('search customers and sites with the list filters', async () => {
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByLabel('Name contains').fill('bakery');

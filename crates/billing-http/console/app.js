@@ -76,7 +76,16 @@ function renderNav() {
   signOutButton.hidden = !me;
 }
 
+/**
+ * Which navigation may draw: each render takes the next number, and a page is only put in
+ * place if no later navigation (or the end of the session) has taken one since. A page draws
+ * into its own element, attached to `main` once it has loaded; one that loses the race draws
+ * into an element no one sees, so a slow load can never cover the page the URL now names.
+ */
+let generation = 0;
+
 async function render() {
+  const mine = ++generation;
   fadeStatus();
   renderNav();
   if (!currentUser()) {
@@ -95,11 +104,15 @@ async function render() {
     return;
   }
   replace(main, h('p', {}, 'Loading…'));
+  const view = h('div', { class: 'view' });
   try {
-    await found.page(main, found.params);
+    await found.page(view, found.params);
   } catch (error) {
-    replace(main, heading('Something went wrong'), h('p', { class: 'form-error', role: 'alert' }, explain(error)));
+    if (mine !== generation) return;
+    replace(view, heading('Something went wrong'), h('p', { class: 'form-error', role: 'alert' }, explain(error)));
   }
+  if (mine !== generation) return;
+  replace(main, view);
   const title = main.querySelector('h1');
   document.title = title ? `${title.textContent} · Billing console` : 'Billing console';
   if (title) title.focus();
