@@ -222,6 +222,28 @@ await check('a slow page load does not draw over the page the URL names since', 
   expect(title === 'Site Depot' && edit === `#/sites/${listSite.id}/edit`, `under #/sites/${listSite.id}: "${title}", its change link ${edit}`);
 });
 
+await check('a slow earlier search answer does not replace a later one', async () => {
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByRole('heading', { name: 'Customers' }).waitFor();
+  const slowSearch = /\/v1\/customers\?.*customerName=like%3Abakery/;
+  await page.route(slowSearch, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await route.continue();
+  });
+  const slowAnswer = page.waitForResponse((response) => slowSearch.test(response.url()));
+  await page.getByLabel('Name contains').fill('bakery');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForTimeout(200);
+  await page.getByLabel('Name contains').fill('zed');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: 'Zed Corporation' }).waitFor();
+  await slowAnswer;
+  await page.waitForTimeout(500);
+  await page.unroute(slowSearch);
+  expect(await page.getByRole('link', { name: "Bob's Bakery" }).count() === 0, 'the earlier search\'s answer replaced the later one');
+  expect(await page.getByRole('link', { name: 'Zed Corporation' }).count() === 1, 'the later search\'s answer is gone');
+});
+
 await check('search customers and sites with the list filters', async () => {
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByLabel('Name contains').fill('bakery');

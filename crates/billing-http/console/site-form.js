@@ -28,12 +28,15 @@ function number(control) {
 export function recordPicker(name, label, path, { searchOn, show, value = null, params = {}, only = null }) {
   const list = select(name, [], { blank: '(choose)' });
   const search = input(`${name}Search`, { type: 'search', placeholder: 'contains…' });
+  let latest = 0;
   async function load() {
-    const chosen = list.value || (value === null ? '' : String(value));
+    const mine = ++latest;
     const { rows } = only
       // The few records the user is limited to, each read by its id.
       ? { rows: (await Promise.all(only.map((id) => api('GET', `${path}/${id}`).then((a) => a.body).catch(() => null)))).filter(Boolean) }
       : await page(path, { page: 1, pageSize: 50, sort: searchOn, [searchOn]: like(search.value.trim()), ...params });
+    if (mine !== latest) return; // a later search's answer wins, whenever this one arrives
+    const chosen = list.value || (value === null ? '' : String(value));
     const options = rows.map((row) => [String(row.id), `${show(row)} (${row.id})`]);
     if (chosen && !options.some(([id]) => id === chosen)) options.unshift([chosen, `#${chosen}`]);
     replace(list, h('option', { value: '' }, '(choose)'),

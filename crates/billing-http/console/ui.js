@@ -227,9 +227,14 @@ export function pagedTable(columns, load, { pageSize = 20, caption = null } = {}
   const previous = h('button', { type: 'button', onclick: () => go(current - 1) }, 'Previous page');
   const next = h('button', { type: 'button', onclick: () => go(current + 1) }, 'Next page');
   const element = h('div', { class: 'paged' }, holder, h('div', { class: 'pager' }, previous, summary, next));
+  // Only the answer to the latest request is shown: an earlier one that arrives later (a slow
+  // search, a page the user has already moved past) is dropped.
+  let latest = 0;
   async function go(target) {
+    const mine = ++latest;
     try {
       const { rows, total } = await load(target, pageSize);
+      if (mine !== latest) return;
       const pages = Math.max(1, Math.ceil(total / pageSize));
       current = target;
       replace(holder, table(columns, rows, caption));
@@ -237,6 +242,7 @@ export function pagedTable(columns, load, { pageSize = 20, caption = null } = {}
       previous.disabled = current <= 1;
       next.disabled = current >= pages;
     } catch (error) {
+      if (mine !== latest) return;
       replace(holder, h('p', { class: 'form-error', role: 'alert' }, explain(error)));
     }
   }

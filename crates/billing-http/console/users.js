@@ -22,10 +22,13 @@ function contractOwnerPicker(chosen = []) {
   const list = h('select', { id: `co-${Math.random().toString(36).slice(2)}`, multiple: true, size: 5, 'data-field': 'contractOwnerIds' });
   const search = input('contractOwnerSearch', { type: 'search', placeholder: 'Name contains…' });
   const selected = new Set(chosen.map(String));
+  let latest = 0;
   async function load() {
+    const mine = ++latest;
+    const { rows } = await page('/v1/contract-owners', { page: 1, pageSize: 50, sort: 'name', name: like(search.value.trim()) });
+    if (mine !== latest) return; // a later search's answer wins, whenever this one arrives
     for (const option of list.selectedOptions) selected.add(option.value);
     for (const option of list.options) if (!option.selected) selected.delete(option.value);
-    const { rows } = await page('/v1/contract-owners', { page: 1, pageSize: 50, sort: 'name', name: like(search.value.trim()) });
     const shown = new Set(rows.map((row) => String(row.id)));
     const extra = [...selected].filter((id) => !shown.has(id)).map((id) => ({ id, name: `contract owner ${id}` }));
     replace(list, [...extra, ...rows].map((row) => h('option', { value: row.id, selected: selected.has(String(row.id)) }, `${row.name} (${row.id})`)));
