@@ -384,5 +384,44 @@ await check('a reload forgets the session: sign in again', async () => {
   expect((await signInApi('reader', READER_PASSWORD)).length > 0, 'reader can no longer sign in');
 });
 
+await check('signing out while a page load waits for a refresh leaves the sign-in form, not an error', async () => {
+  await signInAs('admin', adminPassword);
+  // The site's GET is answered 401 once (an expired token); the refresh it triggers is slow.
+  await page.route(`**/v1/sites/${siteId}`, (route) => route.fulfill({
+    status: 401, contentType: 'application/problem+json', body: '{"status":401,"title":"Unauthorized","detail":"expired"}',
+  }), { times: 1 });
+  await page.route('**/v1/authenticate/refresh', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await route.continue();
+  }, { times: 1 });
+  const refreshed = page.waitForResponse((response) => response.url().endsWith('/v1/authenticate/refresh'));
+  await page.goto(`${base}/console#/sites/${siteId}`);
+  await page.waitForTimeout(300);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await refreshed;
+  await page.waitForTimeout(500);
+  expect(await page.locator('#sign-in').count() === 1, 'the sign-in form is gone');
+  expect(await page.getByText('Something went wrong').count() === 0, 'an error replaced the sign-in form');
+  expect(await page.getByText('You are signed out.').count() === 1, 'the sign-out is not said');
+  expect(await page.locator('#nav a').count() === 0, 'the sections are still offered');
+});
+
+await check('a user deactivated meanwhile gets the "session ended" sign-in form on their next page, not an error', async () => {
+  const admin = await signInApi('admin', adminPassword);
+  const user = await must('POST', '/v1/users', admin, { username: 'leaver', password: READER_PASSWORD, roles: ['READ_ONLY'] });
+  await signInAs('leaver', READER_PASSWORD);
+  await page.goto(`${base}/console#/customers`);
+  await page.getByRole('heading', { name: 'Customers' }).waitFor();
+  const answer = await call('PATCH', `/v1/users/${user.id}`, admin, [{ op: 'replace', path: '/active', value: false }], 'application/json-patch+json');
+  expect(answer.status === 200, `deactivating: ${answer.status}`);
+  await page.goto(`${base}/console#/sites/${siteId}`);
+  await page.locator('#sign-in').waitFor();
+  await page.waitForTimeout(1000);
+  expect(await page.locator('#sign-in').count() === 1, 'the sign-in form is gone');
+  expect(await page.getByText('Your session ended').count() === 1, 'the end of the session is not said');
+  expect(await page.getByText('Something went wrong').count() === 0, 'an error replaced the sign-in form');
+});
+
 await browser.close();
 console.log('console-e2e: every step passed');

@@ -3,9 +3,10 @@
 // The access token is refreshed (the refresh token rotates) a minute before it expires;
 // signing out revokes the refresh token's family on the server.
 
-let session = null; // { token, refreshToken, expiresAt, me }
+// One object per sign-in: an answer that arrives for a session that has ended since (signed
+// out, or signed in again) is dropped, never adopted into the next one.
+let session = null; // { token, refreshToken, expiresAt, me, refreshing }
 let refreshTimer = null;
-let refreshing = null;
 const listeners = new Set();
 
 /** An answer that is not 2xx: the problem+json body, its field errors and status. */
@@ -53,18 +54,20 @@ export function onSessionChange(listener) {
   listeners.add(listener);
 }
 
-function adopt(pair) {
-  session = {
-    ...(session || {}),
-    token: pair.token,
-    refreshToken: pair.refreshToken,
-    expiresAt: Date.now() + pair.expiresIn * 1000,
-  };
+function adopt(owner, pair) {
+  owner.token = pair.token;
+  owner.refreshToken = pair.refreshToken;
+  owner.expiresAt = Date.now() + pair.expiresIn * 1000;
   clearTimeout(refreshTimer);
   const lead = Math.min(60, pair.expiresIn * 0.2);
   refreshTimer = setTimeout(() => {
-    refresh().catch((error) => end(`Your session ended: ${error.message}`));
+    refresh().catch((error) => endIfCurrent(owner, `Your session ended: ${error.message}`));
   }, Math.max(1, pair.expiresIn - lead) * 1000);
+}
+
+/** Ends `owner` if it is still the session (a sign-out or a new sign-in may have come since). */
+function endIfCurrent(owner, reason) {
+  if (session === owner) end(reason);
 }
 
 function end(reason) {
@@ -77,7 +80,8 @@ function end(reason) {
 /** Signs in with the API's own endpoint (and its throttle); then asks who we are. */
 export async function signIn(username, password) {
   const pair = await postJson('/v1/authenticate', { username, password });
-  adopt(pair);
+  session = { me: null, refreshing: null };
+  adopt(session, pair);
   try {
     session.me = (await api('GET', '/console/session')).body;
   } catch (error) {
@@ -89,14 +93,24 @@ export async function signIn(username, password) {
 
 /** A new token pair for the refresh token (which is used up: the new one replaces it). */
 export function refresh() {
-  if (!session) return Promise.reject(new Problem(401, { detail: 'You are not signed in.' }));
-  if (!refreshing) {
-    const presented = session.refreshToken;
-    refreshing = postJson('/v1/authenticate/refresh', { refreshToken: presented })
-      .then((pair) => { adopt(pair); return session.token; })
-      .finally(() => { refreshing = null; });
+  if (!session) return Promise.reject(notSignedIn());
+  const owner = session;
+  if (!owner.refreshing) {
+    owner.refreshing = postJson('/v1/authenticate/refresh', { refreshToken: owner.refreshToken })
+      .then((pair) => {
+        // Signed out while the refresh was in flight: the pair is not adopted (the sign-out
+        // revoked its family, or is revoking it).
+        if (session !== owner) throw notSignedIn();
+        adopt(owner, pair);
+        return owner.token;
+      })
+      .finally(() => { owner.refreshing = null; });
   }
-  return refreshing;
+  return owner.refreshing;
+}
+
+function notSignedIn() {
+  return new Problem(401, { detail: 'You are not signed in.' });
 }
 
 /** Forgets the tokens and revokes the refresh token's family on the server. */
@@ -141,18 +155,16 @@ function send(method, path, options, token) {
  * Problem. A 401 is tried once more after a refresh (the token may have just expired).
  */
 export async function api(method, path, options = {}) {
-  if (!session) throw new Problem(401, { detail: 'You are not signed in.' });
-  if (session.expiresAt - Date.now() < 10_000) await refresh();
-  let response = await send(method, path, options, session.token);
-  if (response.status === 401 && session) {
-    try {
-      await refresh();
-    } catch (error) {
-      end('Your session ended: sign in again.');
-      throw error;
-    }
-    response = await send(method, path, options, session.token);
+  const owner = session;
+  if (!owner) throw notSignedIn();
+  if (owner.expiresAt - Date.now() < 10_000) await renew(owner);
+  let response = await send(method, path, options, owner.token);
+  if (session !== owner) throw notSignedIn();
+  if (response.status === 401) {
+    await renew(owner);
+    response = await send(method, path, options, owner.token);
   }
+  if (session !== owner) throw notSignedIn();
   const body = await readBody(response);
   if (!response.ok) throw new Problem(response.status, body, response.headers);
   const total = response.headers.get('X-Total-Count');
@@ -163,6 +175,17 @@ export async function api(method, path, options = {}) {
     etag: response.headers.get('ETag'),
     total: total === null ? null : Number(total),
   };
+}
+
+/** A refresh for a request of `owner`; one that fails ends the session, if it is still `owner`. */
+async function renew(owner) {
+  try {
+    await refresh();
+  } catch (error) {
+    endIfCurrent(owner, 'Your session ended: sign in again.');
+    throw error;
+  }
+  if (session !== owner) throw notSignedIn();
 }
 
 /** `path?params`, leaving out empty values. */

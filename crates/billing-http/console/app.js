@@ -148,6 +148,9 @@ function signInPage(message) {
 onSessionChange((session, reason) => {
   if (reason === 'signed-in') return;
   if (!session) {
+    // A page still loading (its refresh just failed, or the user signed out meanwhile) may not
+    // draw over the sign-in form.
+    generation += 1;
     renderNav();
     signInPage(reason === 'signed-out' ? 'You are signed out.' : reason);
   }
