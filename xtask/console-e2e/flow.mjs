@@ -377,6 +377,22 @@ await check('a READ_ONLY user sees no edit controls', async () => {
   expect(await page.getByRole('button', { name: /^Change / }).count() === 0, 'Change is offered');
 });
 
+await check('a READ_ONLY user who types the address of a page their roles do not allow is told so, with no form', async () => {
+  const asked = [];
+  const watch = (request) => { if (/\/v1\/(users|audit-events)/.test(request.url())) asked.push(request.url()); };
+  page.on('request', watch);
+  for (const route of ['/users', '/audit', '/sites/new', `/sites/${siteId}/edit`]) {
+    await page.goto(`${base}/console#${route}`);
+    await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+    expect(await page.title() === 'Not allowed · Billing console', `${route}: ${await page.title()}`);
+    expect(await page.locator('main form, main button, main table').count() === 0, `${route}: a form, button or table is offered`);
+  }
+  page.off('request', watch);
+  expect(asked.length === 0, `the pages asked the API: ${asked.join(', ')}`);
+  await page.goto(`${base}/console#/customers`);
+  await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+});
+
 await check('a reload forgets the session: sign in again', async () => {
   await page.reload();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();

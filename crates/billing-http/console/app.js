@@ -26,26 +26,30 @@ const SECTIONS = [
   { route: '/audit', label: 'Audit trail', permission: 'AUDIT_READ' },
 ];
 
-/** Route patterns (`:id` a number) and their pages. */
+/**
+ * Route patterns (`:id` a number), their pages and the permission a page needs (null: any
+ * signed-in user). A page the user's roles do not allow says so instead of drawing controls
+ * the API would refuse; the pages that change records need the write permission.
+ */
 const ROUTES = [
-  ['/customers', customersPage],
-  ['/customers/:id', customerPage],
-  ['/sites', sitesPage],
-  ['/sites/new', newSitePage],
-  ['/sites/:id', sitePage],
-  ['/sites/:id/edit', editSitePage],
-  ['/reference-data/:kind', (main, { kind }) => recordsPage(main, { group: 'reference-data', kind })],
-  ['/setup/:kind', (main, { kind }) => recordsPage(main, { group: 'setup', kind })],
-  ['/rating', ratingPage],
-  ['/users', usersPage],
-  ['/roles', rolesPage],
-  ['/api-keys', apiKeysPage],
-  ['/audit', auditPage],
+  ['/customers', customersPage, 'CUSTOMERS_READ'],
+  ['/customers/:id', customerPage, 'CUSTOMERS_READ'],
+  ['/sites', sitesPage, 'CUSTOMERS_READ'],
+  ['/sites/new', newSitePage, 'CUSTOMERS_WRITE'],
+  ['/sites/:id', sitePage, 'CUSTOMERS_READ'],
+  ['/sites/:id/edit', editSitePage, 'CUSTOMERS_WRITE'],
+  ['/reference-data/:kind', (main, { kind }) => recordsPage(main, { group: 'reference-data', kind }), 'REFERENCE_DATA_READ'],
+  ['/setup/:kind', (main, { kind }) => recordsPage(main, { group: 'setup', kind }), 'CUSTOMERS_READ'],
+  ['/rating', ratingPage, 'REFERENCE_DATA_READ'],
+  ['/users', usersPage, 'USERS_MANAGE'],
+  ['/roles', rolesPage, null],
+  ['/api-keys', apiKeysPage, 'API_KEYS_MANAGE_OWN'],
+  ['/audit', auditPage, 'AUDIT_READ'],
 ];
 
 function match(path) {
   const parts = path.split('/').filter(Boolean);
-  for (const [pattern, page] of ROUTES) {
+  for (const [pattern, page, permission] of ROUTES) {
     const wanted = pattern.split('/').filter(Boolean);
     if (wanted.length !== parts.length) continue;
     const params = {};
@@ -54,7 +58,7 @@ function match(path) {
       if (segment.startsWith(':')) { params[segment.slice(1)] = parts[i]; return true; }
       return segment === parts[i];
     });
-    if (ok) return { page, params };
+    if (ok) return { page, params, permission };
   }
   return null;
 }
@@ -101,6 +105,14 @@ async function render() {
   const found = match(route.split('?')[0]);
   if (!found) {
     replace(main, heading('Not found'), h('p', {}, 'The console has no such page. '), h('a', { href: `#${firstSection()}` }, 'Back to the start'));
+    finishRender();
+    return;
+  }
+  if (found.permission && !can(found.permission)) {
+    replace(main, heading('Not allowed'),
+      h('p', { class: 'notice', role: 'alert' }, `Your roles do not allow this page (it needs ${found.permission}).`),
+      h('a', { href: `#${firstSection()}` }, 'Back to the start'));
+    finishRender();
     return;
   }
   replace(main, h('p', {}, 'Loading…'));
@@ -113,6 +125,11 @@ async function render() {
   }
   if (mine !== generation) return;
   replace(main, view);
+  finishRender();
+}
+
+/** The document's title from the page's heading, which gets the focus. */
+function finishRender() {
   const title = main.querySelector('h1');
   document.title = title ? `${title.textContent} · Billing console` : 'Billing console';
   if (title) title.focus();
