@@ -319,6 +319,13 @@ await check('rate a number: the outcome and the summary row', async () => {
   await page.getByLabel('Or a call class').fill('MOBILE');
   await page.getByRole('button', { name: 'Rate' }).click();
   await page.getByRole('heading', { name: 'Outcome: CALL_CLASS' }).waitFor();
+  // A refused lookup leaves no outcome of the previous one.
+  await page.getByLabel('Or a call class').fill('');
+  await page.getByLabel('Dialled number').fill('abc');
+  await page.getByRole('button', { name: 'Rate' }).click();
+  await page.locator('#rating-form .form-error').filter({ hasText: /./ }).waitFor();
+  expect(await page.locator('#rating-outcome').isHidden(), 'the previous outcome is still shown after a refused lookup');
+  expect(await page.getByRole('heading', { name: /^Outcome/ }).count() === 0, 'an outcome heading is still in the page');
 });
 
 await check('the audit trail: filtered by resource, each event as a diff', async () => {

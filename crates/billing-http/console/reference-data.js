@@ -159,6 +159,9 @@ export async function ratingPage(main) {
     source,
     h('div', { class: 'grid' }, field('Date', date, 'Empty: today (UTC).'), field('Dialled number', number, 'Digits, spaces and a leading +.'), field('Or a call class', callClass)),
   ], async () => {
+    // The last outcome goes as soon as another lookup is asked for: a refused one leaves none.
+    outcome.hidden = true;
+    replace(outcome);
     const item = {};
     if (number.value.trim()) item.dialledNumber = number.value.trim();
     if (callClass.value.trim()) item.callClass = callClass.value.trim();
