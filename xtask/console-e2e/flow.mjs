@@ -4,7 +4,7 @@
 // pages go to CONSOLE_SCREENSHOTS (docs/console/). Any failure exits non-zero.
 
 import {
-  check, expect, shot, signInAs, errorBeside, page, tokens, must, call, signInApi, seed, browser,
+  expectedConsoleErrors, check, expect, shot, signInAs, errorBeside, page, tokens, must, call, signInApi, seed, browser,
   base, LIMITED_PASSWORD, adminPassword, READER_PASSWORD,
 } from './lib.mjs';
 
@@ -338,10 +338,25 @@ await check('the audit trail: filtered by resource, each event as a diff', async
   await shot('audit');
 });
 
-await check('the access token is refreshed (rotating the refresh token) before it expires', async () => {
+await check('the access token is refreshed (rotating the refresh token) before it expires, even when the first try fails on the network; what was typed stays', async () => {
+  await page.goto(`${base}/console#/sites/new`);
+  await page.getByRole('heading', { name: 'New site' }).waitFor();
+  await page.getByLabel('Site name').fill('Half-typed work');
+  // The first refresh never reaches the server (a reset connection); the console tries again.
+  let presented = 0;
+  expectedConsoleErrors.add(/net::ERR_CONNECTION_RESET/);
+  await page.route('**/v1/authenticate/refresh', (route) => {
+    presented += 1;
+    return presented === 1 ? route.abort('connectionreset') : route.continue();
+  });
   const deadline = Date.now() + 75_000;
   while (tokens.refreshes === 0 && Date.now() < deadline) await page.waitForTimeout(1000);
-  expect(tokens.refreshes > 0, 'no refresh within the token\'s lifetime');
+  await page.unroute('**/v1/authenticate/refresh');
+  expectedConsoleErrors.clear();
+  expect(tokens.refreshes > 0, `no refresh within the token's lifetime (${presented} tried)`);
+  expect(presented >= 2, `the refresh was not retried (${presented} tried)`);
+  expect(await page.getByRole('heading', { name: 'New site' }).count() === 1, 'the session ended on one network failure');
+  expect(await page.getByLabel('Site name').inputValue() === 'Half-typed work', 'what was typed is gone');
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
 });

@@ -104,9 +104,12 @@ if (process.env.CONSOLE_ASSETS_DIR) {
 }
 page.setDefaultTimeout(15_000);
 const problems = [];
+/** Console errors a step provokes on purpose (a network failure it injects), as patterns. */
+const expectedConsoleErrors = new Set();
 page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
 page.on('console', (message) => {
-  if (message.type() === 'error' && !/the server responded with a status of (4\d\d)/.test(message.text())) {
+  if (message.type() === 'error' && !/the server responded with a status of (4\d\d)/.test(message.text())
+    && ![...expectedConsoleErrors].some((pattern) => pattern.test(message.text()))) {
     problems.push(`console error: ${message.text()}`);
   }
 });
@@ -163,4 +166,4 @@ function errorBeside(field) {
   return page.locator(`.field:has([data-field="${field}"]) .error`);
 }
 
-export { check, expect, shot, signInAs, errorBeside, page, tokens, must, call, signInApi, seed, browser, base, LIMITED_PASSWORD, READER_PASSWORD, adminPassword };
+export { expectedConsoleErrors, check, expect, shot, signInAs, errorBeside, page, tokens, must, call, signInApi, seed, browser, base, LIMITED_PASSWORD, READER_PASSWORD, adminPassword };

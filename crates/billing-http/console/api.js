@@ -61,7 +61,9 @@ function adopt(owner, pair) {
   clearTimeout(refreshTimer);
   const lead = Math.min(60, pair.expiresIn * 0.2);
   refreshTimer = setTimeout(() => {
-    refresh().catch((error) => endIfCurrent(owner, `Your session ended: ${error.message}`));
+    refresh().catch((error) => endIfCurrent(owner, error instanceof Problem
+      ? `Your session ended: ${error.message}`
+      : 'Your session ended: the server could not be reached to renew it.'));
   }, Math.max(1, pair.expiresIn - lead) * 1000);
 }
 
@@ -96,7 +98,7 @@ export function refresh() {
   if (!session) return Promise.reject(notSignedIn());
   const owner = session;
   if (!owner.refreshing) {
-    owner.refreshing = postJson('/v1/authenticate/refresh', { refreshToken: owner.refreshToken })
+    owner.refreshing = presentRefreshToken(owner)
       .then((pair) => {
         // Signed out while the refresh was in flight: the pair is not adopted (the sign-out
         // revoked its family, or is revoking it).
@@ -107,6 +109,26 @@ export function refresh() {
       .finally(() => { owner.refreshing = null; });
   }
   return owner.refreshing;
+}
+
+/** Pauses before presenting the refresh token again after a network failure (two retries). */
+const REFRESH_RETRY_DELAYS_MS = [1000, 3000];
+
+/**
+ * `POST /v1/authenticate/refresh`. A request that failed on the network (fetch threw, so no
+ * answer came) is tried again after a short pause, twice at most, so one network blip does not
+ * end the session and lose what the user was typing. Any answer of the server (a 401: the
+ * token is refused) is final.
+ */
+async function presentRefreshToken(owner) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await postJson('/v1/authenticate/refresh', { refreshToken: owner.refreshToken });
+    } catch (error) {
+      if (error instanceof Problem || attempt >= REFRESH_RETRY_DELAYS_MS.length || session !== owner) throw error;
+      await new Promise((resolve) => setTimeout(resolve, REFRESH_RETRY_DELAYS_MS[attempt]));
+    }
+  }
 }
 
 function notSignedIn() {
