@@ -244,6 +244,21 @@ await check('a slow earlier search answer does not replace a later one', async (
   expect(await page.getByRole('link', { name: 'Zed Corporation' }).count() === 1, 'the later search\'s answer is gone');
 });
 
+await check('a list that fails shows no stale page summary and offers no paging', async () => {
+  const refused = /\/v1\/customers\?.*customerName=like%3Arefused/;
+  await page.route(refused, (route) => route.fulfill({
+    status: 403, contentType: 'application/problem+json', body: '{"status":403,"title":"Forbidden","detail":"not for you"}',
+  }));
+  await page.getByLabel('Name contains').fill('refused');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.table-holder .form-error', { hasText: 'not for you' }).waitFor();
+  await page.unroute(refused);
+  const summary = await page.locator('.page-summary').textContent();
+  expect(summary === '', `the last page's summary is still shown: ${summary}`);
+  expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()
+    && await page.getByRole('button', { name: 'Next page' }).isDisabled(), 'paging is offered after a failure');
+});
+
 await check('search customers and sites with the list filters', async () => {
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByLabel('Name contains').fill('bakery');

@@ -243,7 +243,11 @@ export function pagedTable(columns, load, { pageSize = 20, caption = null } = {}
       next.disabled = current >= pages;
     } catch (error) {
       if (mine !== latest) return;
+      // No page is shown: no summary of one, and nothing to move to.
       replace(holder, h('p', { class: 'form-error', role: 'alert' }, explain(error)));
+      summary.textContent = '';
+      previous.disabled = true;
+      next.disabled = true;
     }
   }
   element.reload = (toFirst = false) => go(toFirst ? 1 : current);
