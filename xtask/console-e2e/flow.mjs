@@ -60,6 +60,14 @@ await check('deactivate and reactivate the user', async () => {
   await page.getByRole('button', { name: 'Deactivate limited' }).click();
   await page.getByRole('button', { name: 'Reactivate limited' }).click();
   await page.getByRole('button', { name: 'Deactivate limited' }).waitFor();
+  // Deactivating yourself asks first; declined, nothing is sent.
+  const asked = new Promise((resolve) => page.once('dialog', async (dialog) => { resolve(dialog.message()); await dialog.dismiss(); }));
+  await page.getByRole('button', { name: 'Deactivate admin' }).click();
+  expect(/Deactivate yourself/.test(await asked), 'no confirmation asked');
+  await page.waitForTimeout(300);
+  const [admin] = await must('GET', '/v1/users?page=1&pageSize=1&username=admin', data.admin);
+  expect(admin.active, 'the administrator deactivated themself without confirming');
+  await page.getByRole('button', { name: 'Deactivate admin' }).waitFor();
 });
 
 await check('the roles with their permissions', async () => {
@@ -84,6 +92,15 @@ await check('create an API key: shown once, with a copy button; it works', async
   expect(answer.status === 200, `the key is refused: ${answer.status}`);
   await page.getByRole('button', { name: 'I have stored it: hide the key' }).click();
   expect(await page.getByLabel('API key', { exact: true }).count() === 0, 'the key is still shown');
+  // A key revoked while still shown is no longer shown.
+  await page.getByLabel('Name', { exact: true }).fill('temporary');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await page.getByLabel('API key', { exact: true }).waitFor();
+  await page.getByRole('cell', { name: 'temporary', exact: true }).waitFor();
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Revoke temporary' }).click();
+  await page.locator('#status', { hasText: 'API key temporary revoked.' }).waitFor();
+  expect(await page.getByLabel('API key', { exact: true }).count() === 0, 'the revoked key is still shown');
 });
 
 let siteId;

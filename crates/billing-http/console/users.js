@@ -61,6 +61,10 @@ export async function usersPage(main) {
   const editor = h('section', { 'aria-label': 'Change roles', class: 'panel', hidden: true });
 
   async function setActive(user, active) {
+    if (!active && user.id === currentUser().userId
+      && !window.confirm(`Deactivate yourself (${user.username})? You are signed out everywhere at once, this console included, and cannot sign in again until another administrator reactivates you.`)) {
+      return;
+    }
     try {
       const current = await api('GET', `/v1/users/${user.id}`);
       await patch(`/v1/users/${user.id}`, [{ op: 'replace', path: '/active', value: active }], current.etag);
@@ -157,6 +161,8 @@ export async function apiKeysPage(main) {
     if (!window.confirm(`Revoke the API key "${key.name}"? Scripts using it stop working at once.`)) return;
     try {
       await api('DELETE', `/v1/api-keys/${key.id}`);
+      // The key shown once is no use any more: it goes with its revocation.
+      if (shown.dataset.keyId === String(key.id)) hideKey();
       status(`API key ${key.name} revoked.`, 'ok');
       list.reload();
     } catch (error) {
@@ -164,6 +170,11 @@ export async function apiKeysPage(main) {
     }
   }
   const shown = h('section', { class: 'panel secret', hidden: true, 'aria-live': 'polite' });
+  function hideKey() {
+    replace(shown);
+    shown.hidden = true;
+    delete shown.dataset.keyId;
+  }
   const name = input('name', { required: true });
   const keyRoles = checkboxes('roles', 'Roles of the key (none ticked: all of the user\'s roles)', me.roles, []);
   const userId = admin ? input('userId', { type: 'number', min: 1 }) : null;
@@ -183,7 +194,8 @@ export async function apiKeysPage(main) {
       h('p', { id: 'new-api-key-note' }, 'This is the only time the key is shown: copy it now and keep it safe. Only its first characters are stored in a form that can be read back.'),
       h('label', { for: keyText.id }, 'API key'), keyText,
       h('button', { type: 'button', onclick: () => copy(created.key, keyText) }, 'Copy key'),
-      h('button', { type: 'button', onclick: () => { replace(shown); shown.hidden = true; } }, 'I have stored it: hide the key'));
+      h('button', { type: 'button', onclick: hideKey }, 'I have stored it: hide the key'));
+    shown.dataset.keyId = String(created.id);
     shown.hidden = false;
     keyText.focus();
     createForm.reset();
