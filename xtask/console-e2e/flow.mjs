@@ -445,6 +445,12 @@ await check('a READ_ONLY user who types the address of a page their roles do not
   }
   page.off('request', watch);
   expect(asked.length === 0, `the pages asked the API: ${asked.join(', ')}`);
+  // Names that are members of every JavaScript object are no kind of record.
+  for (const route of ['/reference-data/__proto__', '/setup/constructor', '/reference-data/hasOwnProperty']) {
+    await page.goto(`${base}/console#${route}`);
+    await page.waitForFunction(() => document.title === 'Not found · Billing console');
+    expect(await page.getByText('Something went wrong').count() === 0, `${route}: an error page`);
+  }
   await page.goto(`${base}/console#/customers`);
   await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
 });

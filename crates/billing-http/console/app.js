@@ -7,6 +7,7 @@ import { usersPage, rolesPage, apiKeysPage } from './users.js';
 import { customersPage, customerPage, sitesPage, sitePage, newSitePage, editSitePage } from './customers.js';
 import { recordsPage, ratingPage } from './reference-data.js';
 import { auditPage } from './audit.js';
+import { kindOf } from './records.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -28,7 +29,7 @@ const SECTIONS = [
 
 /**
  * Route patterns (`:id` a number), their pages and the permission a page needs (null: any
- * signed-in user). A page the user's roles do not allow says so instead of drawing controls
+ * signed-in user), and for a route with a name in it whether it names something. A page the user's roles do not allow says so instead of drawing controls
  * the API would refuse; the pages that change records need the write permission.
  */
 const ROUTES = [
@@ -38,8 +39,8 @@ const ROUTES = [
   ['/sites/new', newSitePage, 'CUSTOMERS_WRITE'],
   ['/sites/:id', sitePage, 'CUSTOMERS_READ'],
   ['/sites/:id/edit', editSitePage, 'CUSTOMERS_WRITE'],
-  ['/reference-data/:kind', (main, { kind }) => recordsPage(main, { group: 'reference-data', kind }), 'REFERENCE_DATA_READ'],
-  ['/setup/:kind', (main, { kind }) => recordsPage(main, { group: 'setup', kind }), 'CUSTOMERS_READ'],
+  ['/reference-data/:kind', (main, { kind }) => recordsPage(main, { group: 'reference-data', kind }), 'REFERENCE_DATA_READ', ({ kind }) => kindOf('reference-data', kind)],
+  ['/setup/:kind', (main, { kind }) => recordsPage(main, { group: 'setup', kind }), 'CUSTOMERS_READ', ({ kind }) => kindOf('setup', kind)],
   ['/rating', ratingPage, 'REFERENCE_DATA_READ'],
   ['/users', usersPage, 'USERS_MANAGE'],
   ['/roles', rolesPage, null],
@@ -49,7 +50,7 @@ const ROUTES = [
 
 function match(path) {
   const parts = path.split('/').filter(Boolean);
-  for (const [pattern, page, permission] of ROUTES) {
+  for (const [pattern, page, permission, exists] of ROUTES) {
     const wanted = pattern.split('/').filter(Boolean);
     if (wanted.length !== parts.length) continue;
     const params = {};
@@ -58,7 +59,8 @@ function match(path) {
       if (segment.startsWith(':')) { params[segment.slice(1)] = parts[i]; return true; }
       return segment === parts[i];
     });
-    if (ok) return { page, params, permission };
+    // A kind the page does not have is not found, like any unknown route.
+    if (ok && (!exists || exists(params))) return { page, params, permission };
   }
   return null;
 }

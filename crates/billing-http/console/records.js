@@ -113,3 +113,13 @@ export const GROUPS = {
     },
   },
 };
+
+/**
+ * The kind `name` of group `groupName`, or null: own members only, so that a route such as
+ * `#/reference-data/__proto__` or `#/setup/constructor` names no kind (not `Object.prototype`).
+ */
+export function kindOf(groupName, name) {
+  if (!Object.hasOwn(GROUPS, groupName)) return null;
+  const group = GROUPS[groupName];
+  return Object.hasOwn(group.kinds, name) ? group.kinds[name] : null;
+}

@@ -9,7 +9,7 @@ import {
   facts, today, link,
 } from './ui.js';
 import { diffPatch, recordPicker } from './site-form.js';
-import { GROUPS } from './records.js';
+import { GROUPS, kindOf } from './records.js';
 
 const SI_MAINTAINED = 'Its reference data source is maintained by the operator\'s feed (siMaintained = true): '
   + 'the API refuses every change to its source charge groups, dialstrings, call classes and ignored call classes '
@@ -72,8 +72,8 @@ function explain412(error, kind) {
 
 /** The page of one kind of record of a group (`#/reference-data/dialstrings`, `#/setup/billing-cycles`). */
 export async function recordsPage(main, { group: groupName, kind: name }) {
-  const group = GROUPS[groupName];
-  const kind = group && group.kinds[name];
+  const kind = kindOf(groupName, name);
+  const group = kind && GROUPS[groupName];
   if (!kind) throw Object.assign(new Error(`The console has no page for ${groupName}/${name}.`), { status: 404 });
   const KINDS = group.kinds;
   const writable = can(kind.write);
