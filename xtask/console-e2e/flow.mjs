@@ -43,6 +43,15 @@ await check('create a user limited to one contract owner', async () => {
   await page.getByRole('heading', { name: 'Users' }).waitFor();
   const form = page.locator('section', { has: page.getByRole('heading', { name: 'New user' }) });
   await form.getByLabel('Username', { exact: true }).fill('limited');
+  // No role: the error is beside the roles, and the focus on their first checkbox.
+  await form.getByLabel('Password', { exact: true }).fill(LIMITED_PASSWORD);
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await form.locator('fieldset[data-field="roles"] .error').filter({ hasText: /./ }).waitFor();
+  const focused = await page.evaluate(() => {
+    const active = document.activeElement;
+    return active && active.type === 'checkbox' && !!active.closest('fieldset[data-field="roles"]');
+  });
+  expect(focused, 'the roles in error are not focused');
   await form.getByLabel('Password', { exact: true }).fill('short');
   await form.getByLabel('Customer manager (CUSTOMER_MANAGER)').check();
   await form.getByLabel(/^Contract owners/).selectOption({ label: `Acme Telecom (${data.acme.id})` });

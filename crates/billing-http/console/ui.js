@@ -172,9 +172,17 @@ export function showProblem(element, error) {
       box.replaceChildren(h('p', {}, 'Please correct the fields marked below.'));
     }
   }
-  // The first field in error in the order of the form, whatever the order of the errors.
-  first = element.querySelector('[aria-invalid="true"]') || first;
-  (first || box)?.focus?.();
+  // The first field in error in the order of the form, whatever the order of the errors: its
+  // control, or for a group (a fieldset of checkboxes, a block of fields) its first visible
+  // control; one that is hidden (a section not in use) is passed over.
+  const target = [...element.querySelectorAll('[aria-invalid="true"]')].map(focusable).find(Boolean);
+  (target || box)?.focus?.();
+}
+
+/** `node` if it is a visible, enabled control, else the first such control inside it, or null. */
+function focusable(node) {
+  const controls = node.matches('input, select, textarea, button') ? [node] : [...node.querySelectorAll('input, select, textarea, button')];
+  return controls.find((control) => !control.disabled && control.getClientRects().length > 0) || null;
 }
 
 /** A sentence for a Problem (or any error), with what the status means for an operator. */
