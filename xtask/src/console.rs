@@ -7,7 +7,10 @@
 //! one-minute access tokens, so the run also sees the console refresh (and rotate) its token.
 //! `flow.mjs` then signs in, creates a user and an API key, creates a site with a mistake and
 //! fixes it, moves the invoice contact, ends a site with its inventory, rates a number, checks a
-//! limited and a READ_ONLY user, and signs out (the old refresh token must no longer work). It
+//! limited and a READ_ONLY user, and signs out (the old refresh token must no longer work); it
+//! also replays the console's known races and slips (a removed contact's id, a slow page or
+//! search answering late, a refresh failing on the network or after a sign-out, pages typed in
+//! without the permission) so that each stays fixed. It
 //! writes screenshots of the main pages to `docs/console/`; the first failing step fails the
 //! task (a screenshot of the page in `target/console-e2e/failure.png`, the server's log in
 //! `target/hostile/console-sqlite.log`).
