@@ -14,6 +14,7 @@ pub mod members;
 pub mod operations;
 pub mod patch;
 pub mod proxies;
+pub mod query_string;
 pub mod repeated_members;
 pub mod request;
 pub mod resource;

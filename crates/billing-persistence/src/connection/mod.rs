@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
-use diesel::r2d2::{Pool, PooledConnection};
+use diesel::r2d2::Pool;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::error::{PersistenceError, PersistenceResult, StorageError, StorageFault};
 
 mod config;
 mod pool;
+mod transactions;
 
 pub use config::{DatabaseConfig, describe_location};
 pub use pool::{CHECKOUT_BUCKETS, PoolStatus, Pooled};
@@ -21,6 +22,8 @@ use pool::{
     ConnectionSetup, Manager, PoolEvents, SQLITE_BUSY_TIMEOUT, SQLITE_SETTINGS,
     SQLITE_WRITE_PATIENCE, SharedEvents,
 };
+use transactions::{Isolation, retry_pause, run_noting_loss, write_transaction};
+pub use transactions::{WRITE_ATTEMPTS, in_savepoint};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -489,113 +492,6 @@ pub fn claim_for_serving(config: &DatabaseConfig) -> PersistenceResult<ServeClai
             path.display()
         ))),
     }
-}
-
-/// How many times [`Database::write`] runs a transaction that lost a race on PostgreSQL
-/// before answering [`PersistenceError::WriteConflict`].
-pub const WRITE_ATTEMPTS: u32 = 5;
-
-/// The isolation of a PostgreSQL write transaction (SQLite's writers take turns either way).
-#[derive(Debug, Clone, Copy)]
-enum Isolation {
-    Serializable,
-    ReadCommitted,
-}
-
-/// One write transaction on `connection`: `BEGIN IMMEDIATE` on SQLite, `isolation` on
-/// PostgreSQL; committed when `work` succeeds, rolled back otherwise.
-fn write_transaction<T, E>(
-    connection: &mut DbConnection,
-    isolation: Isolation,
-    work: &mut impl FnMut(&mut DbConnection) -> Result<T, E>,
-) -> Result<T, E>
-where
-    E: StorageError,
-{
-    match connection {
-        DbConnection::Sqlite(sqlite) => {
-            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
-        }
-        DbConnection::Postgres(postgres) => AnsiTransactionManager::begin_transaction_sql(
-            postgres,
-            match isolation {
-                Isolation::Serializable => "BEGIN ISOLATION LEVEL SERIALIZABLE",
-                Isolation::ReadCommitted => "BEGIN ISOLATION LEVEL READ COMMITTED",
-            },
-        ),
-    }
-    .map_err(PersistenceError::from)?;
-    match work(connection) {
-        Ok(value) => {
-            <DbConnection as Connection>::TransactionManager::commit_transaction(connection)
-                .map_err(PersistenceError::from)?;
-            Ok(value)
-        }
-        Err(error) => {
-            if let Err(rollback) =
-                <DbConnection as Connection>::TransactionManager::rollback_transaction(connection)
-            {
-                tracing::error!(error = %rollback, "rollback failed");
-            }
-            Err(error)
-        }
-    }
-}
-
-/// Runs `work` inside a savepoint of the write transaction `connection` is in, and keeps what
-/// it wrote only when it says so (`Ok((value, true))`); an error or `Ok((value, false))` rolls
-/// the savepoint back, leaving the transaction as it was before `work`. A patch that changes
-/// nothing is checked as a write is, then undone (docs/api.md, "Concurrency").
-pub fn in_savepoint<T, E>(
-    connection: &mut DbConnection,
-    work: impl FnOnce(&mut DbConnection) -> Result<(T, bool), E>,
-) -> Result<T, E>
-where
-    E: StorageError,
-{
-    type Manager = <DbConnection as Connection>::TransactionManager;
-    Manager::begin_transaction(connection).map_err(PersistenceError::from)?;
-    match work(connection) {
-        Ok((value, true)) => {
-            Manager::commit_transaction(connection).map_err(PersistenceError::from)?;
-            Ok(value)
-        }
-        Ok((value, false)) => {
-            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
-            Ok(value)
-        }
-        Err(error) => {
-            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
-            Err(error)
-        }
-    }
-}
-
-/// Runs `work` on a pooled connection and marks the connection lost when the error says the
-/// database went away, so that the pool opens a new one instead of handing it out again.
-fn run_noting_loss<T, E: StorageError>(
-    pooled: &mut PooledConnection<Manager>,
-    work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
-) -> Result<T, E> {
-    let outcome = work(&mut pooled.connection);
-    if let Err(error) = &outcome
-        && error.storage_fault() == Some(StorageFault::Unavailable)
-        && pooled.connection.batch_execute("SELECT 1").is_err()
-    {
-        pooled.lost = true;
-    }
-    outcome
-}
-
-/// A short pause before running a conflicting transaction again, growing with each attempt
-/// and spread by the clock's nanoseconds so that racing writers do not meet again in step.
-fn retry_pause(attempt: u32) -> Duration {
-    let spread = u64::from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |now| now.subsec_nanos()),
-    ) % 1000;
-    Duration::from_micros(u64::from(attempt) * 2000 + spread * u64::from(attempt))
 }
 
 /// Runs the migrations `connection` has not run yet and returns their names
