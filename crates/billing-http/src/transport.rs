@@ -62,6 +62,10 @@ pub fn serve_api(
         .shutdown_timeout(options.shutdown_timeout_seconds)
         .listen("billing-api", listener, move || {
             let stopping = stopping.clone();
+            let largest_body = state
+                .limits
+                .body_bytes
+                .max(crate::routes::rating_lookups::BODY_LIMIT_BYTES);
             let application = crate::application(state.clone(), metrics_on)
                 .into_factory()
                 .map_err(|error| error.error_response());
@@ -74,6 +78,9 @@ pub fn serve_api(
                 .client_request_timeout(Duration::from_secs(5))
                 .client_disconnect_timeout(Duration::from_secs(1))
                 .local_addr(address)
+                .expect(fn_service(move |request: actix_http::Request| async move {
+                    refuse_what_no_route_takes(request, largest_body)
+                }))
                 // The application reads no host from its config: requests carry their own.
                 .h1(map_config(application, |()| AppConfig::default()));
             // A client that reads nothing of an answer for as long as a body may take to
@@ -89,6 +96,35 @@ pub fn serve_api(
         .run();
     actix_web::rt::spawn(stop_on_signals(server.handle()));
     Ok(server)
+}
+
+/// A request that asks `Expect: 100-continue` before sending a body larger than any route
+/// takes (`largest` bytes: the rating lookup's limit or the general one, whichever is larger)
+/// is answered 413 at once, instead of being told to send it only to be refused part way.
+/// A body a route's own smaller limit refuses is refused by the route, after `100 Continue`.
+fn refuse_what_no_route_takes(
+    request: actix_http::Request,
+    largest: usize,
+) -> Result<actix_http::Request, actix_http::Response<actix_http::body::BoxBody>> {
+    use actix_http::HttpMessage;
+    use actix_web::ResponseError;
+    let declared = request
+        .headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    match declared {
+        Some(length) if length > largest as u64 => {
+            let refused = crate::error::ApiError::payload_too_large(largest).error_response();
+            let mut refused: actix_http::Response<_> = refused.into();
+            refused.headers_mut().insert(
+                actix_web::http::header::CONNECTION,
+                actix_web::http::header::HeaderValue::from_static("close"),
+            );
+            Err(refused)
+        }
+        _ => Ok(request),
+    }
 }
 
 /// SIGTERM or SIGINT (Ctrl-C) stops the server gracefully: no new connections, requests in

@@ -179,6 +179,29 @@ api_test! {
         assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
     }
 
+    fn a_body_larger_than_any_route_takes_is_refused_before_it_is_sent(app) {
+        // curl asks Expect: 100-continue for bodies over 1 MiB: the answer is 413 at once, not
+        // "100 Continue" and a refusal once megabytes have been sent.
+        let head = format!(
+            "POST /v1/rating/lookups HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\nExpect: 100-continue\r\n\r\n",
+            app.admin_token
+        );
+        let answer = raw(&app, &head, b"", Duration::from_millis(0));
+        assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+        assert!(!answer.contains("100 Continue"), "{answer}");
+        assert!(answer.contains("application/problem+json"), "{answer}");
+        // A body within the limit is asked for as usual.
+        let mut stream = connect(&app);
+        let small = format!(
+            "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n",
+            app.admin_token
+        );
+        stream.write_all(small.as_bytes()).expect("head");
+        let mut first = [0_u8; 25];
+        stream.read_exact(&mut first).expect("an interim answer");
+        assert!(String::from_utf8_lossy(&first).starts_with("HTTP/1.1 100 Continue"));
+    }
+
     fn a_chunked_body_that_trickles_is_refused_and_its_connection_closed(app, settings => settings.body_timeout_seconds = 1) {
         let head = format!(
             "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
