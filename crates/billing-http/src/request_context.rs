@@ -100,6 +100,44 @@ pub fn current() -> RequestContext {
     CONTEXT.try_with(Clone::clone).unwrap_or_default()
 }
 
+/// The answer to a request refused before it reaches the application (the transport's `Expect:
+/// 100-continue` check), made as the middleware makes every answer: a new request id in
+/// `X-Request-Id` and the problem, the request's log line and its metric (route `unmatched`).
+pub fn refused_before_the_app(
+    state: &crate::state::AppState,
+    method: &actix_web::http::Method,
+    path: &str,
+    error: &crate::error::ApiError,
+) -> actix_web::HttpResponse {
+    use actix_web::ResponseError;
+    let started = Instant::now();
+    let context = RequestContext {
+        request_id: uuid::Uuid::new_v4().to_string(),
+        path: path.to_owned(),
+        user_id: Cell::new(None),
+    };
+    let request_id = context.request_id.clone();
+    let mut response = CONTEXT.sync_scope(context, || error.error_response());
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+    }
+    let status = response.status().as_u16();
+    state
+        .metrics
+        .record(method.as_str(), "unmatched", status, started.elapsed());
+    tracing::info!(
+        request_id = %request_id,
+        method = crate::metrics::method_label(method.as_str()),
+        path = %path,
+        status,
+        elapsed_ms = milliseconds(started.elapsed()),
+        "request"
+    );
+    response
+}
+
 /// Notes the caller of the request being served (a no-op outside one): its log line names
 /// them. Called once a bearer token is verified, before the user's row is checked.
 pub fn set_user_id(user_id: i64) {

@@ -78,8 +78,12 @@ pub fn serve_api(
                 .client_request_timeout(Duration::from_secs(5))
                 .client_disconnect_timeout(Duration::from_secs(1))
                 .local_addr(address)
-                .expect(fn_service(move |request: actix_http::Request| async move {
-                    refuse_what_no_route_takes(request, largest_body)
+                .expect(fn_service({
+                    let state = state.clone();
+                    move |request: actix_http::Request| {
+                        let refused = refuse_what_no_route_takes(request, largest_body, &state);
+                        async move { refused }
+                    }
                 }))
                 // The application reads no host from its config: requests carry their own.
                 .h1(map_config(application, |()| AppConfig::default()));
@@ -105,9 +109,9 @@ pub fn serve_api(
 fn refuse_what_no_route_takes(
     request: actix_http::Request,
     largest: usize,
+    state: &AppState,
 ) -> Result<actix_http::Request, actix_http::Response<actix_http::body::BoxBody>> {
     use actix_http::HttpMessage;
-    use actix_web::ResponseError;
     let declared = request
         .headers()
         .get(actix_web::http::header::CONTENT_LENGTH)
@@ -115,7 +119,12 @@ fn refuse_what_no_route_takes(
         .and_then(|value| value.trim().parse::<u64>().ok());
     match declared {
         Some(length) if length > largest as u64 => {
-            let refused = crate::error::ApiError::payload_too_large(largest).error_response();
+            let refused = crate::request_context::refused_before_the_app(
+                state,
+                request.method(),
+                request.path(),
+                &crate::error::ApiError::payload_too_large(largest),
+            );
             let mut refused: actix_http::Response<_> = refused.into();
             refused.headers_mut().insert(
                 actix_web::http::header::CONNECTION,

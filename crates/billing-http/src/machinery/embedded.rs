@@ -13,6 +13,9 @@ use super::resource::{Field, Resource};
 use crate::error::ApiError;
 
 type Create = fn(&mut DbConnection, &Writer, Value, &str) -> Result<Value, ApiError>;
+/// Whether the caller sees the embedded record `id` (403 outside their contract owners).
+type Visible =
+    fn(&mut DbConnection, &billing_auth::AuthenticatedUser, i64) -> Result<bool, ApiError>;
 
 /// A member of a create body holding records of another resource (`sites`).
 #[derive(Clone, Copy)]
@@ -26,6 +29,7 @@ pub struct Embedded {
     pub fields: &'static [Field],
     pub permission: billing_domain::roles::Permission,
     create: Create,
+    visible: Visible,
 }
 
 impl std::fmt::Debug for Embedded {
@@ -47,7 +51,19 @@ impl Embedded {
             fields: E::FIELDS,
             permission: E::WRITE,
             create: create::<E>,
+            visible: |connection, caller, id| Ok(E::find(connection, caller, id)?.is_some()),
         }
+    }
+
+    /// Whether `caller` may read the embedded record `id`: false when it is gone, 403 when it
+    /// is outside their contract owners (an `Idempotency-Key` replay shows no more than that).
+    pub fn visible(
+        &self,
+        connection: &mut DbConnection,
+        caller: &billing_auth::AuthenticatedUser,
+        id: i64,
+    ) -> Result<bool, ApiError> {
+        (self.visible)(connection, caller, id)
     }
 
     /// Takes this member out of a create body (so the parent's own checks see only its own

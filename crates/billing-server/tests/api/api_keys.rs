@@ -94,6 +94,16 @@ api_test! {
         assert!(replay.json().get("key").is_none(), "{}", replay.text);
         assert_eq!(replay.json()["id"], first.json()["id"]);
         assert!(!replay.text.contains(&first_key[11..]));
+        // An administrator's key for another user is replayed only while they may still see it.
+        let second_admin = app.user_with_roles("second-admin", &["ADMINISTRATOR"]);
+        let other = app.get("/v1/users?page=1&pageSize=1&username=second-admin").json()[0]["id"].clone();
+        let target = app.get("/v1/users?page=1&pageSize=1&username=admin").json()[0]["id"].clone();
+        let for_other = json!({ "name": "for admin", "userId": target }).to_string();
+        let send_for = || app.send("POST", "/v1/api-keys", Some(&second_admin), &[("Idempotency-Key", "k-other")], Some(("application/json", for_other.clone())));
+        assert_eq!(send_for().status, 201);
+        let demoted = app.patch(&format!("/v1/users/{other}"), json!([{ "op": "replace", "path": "/roles", "value": ["BILLING_MANAGER"] }]));
+        assert_eq!(demoted.status, 200, "{}", demoted.text);
+        send_for().assert_problem(404);
         // No list or read shows it, so `fields` cannot ask for it (it gave `[{}]`).
         let asked = app.get_as(&token, "/v1/api-keys?page=1&pageSize=10&fields=key");
         asked.assert_problem(400);

@@ -581,6 +581,14 @@ api_test! {
             assert_eq!(patched.json()["name"], "Calls");
         }
         assert_eq!(events(&app), before, "no audit event for what changed nothing");
+        // A record with an updatedDate keeps it, and its version, too.
+        app.user_with_roles("unchanged", &["READ_ONLY"]);
+        let user = app.get("/v1/users?page=1&pageSize=1&username=unchanged").json()[0].clone();
+        let path = format!("/v1/users/{}", user["id"]);
+        let tag = app.get(&path).header("etag").expect("etag").to_owned();
+        let same = app.patch(&path, json!([{ "op": "replace", "path": "/roles", "value": ["READ_ONLY"] }]));
+        assert_eq!((same.status, same.header("etag")), (200, Some(tag.as_str())), "{}", same.text);
+        assert_eq!(same.json()["updatedDate"], user["updatedDate"]);
         // It is still checked as a write: a stale ETag is 412, a broken value 400.
         app.send("PATCH", &item, Some(&app.admin_token), &[("If-Match", "\"99\"")], Some(("application/json-patch+json", "[]".to_owned()))).assert_problem(412);
         let changed = app.patch(&item, json!([{ "op": "replace", "path": "/name", "value": "Voice" }]));

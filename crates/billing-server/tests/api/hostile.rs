@@ -190,6 +190,8 @@ api_test! {
         assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
         assert!(!answer.contains("100 Continue"), "{answer}");
         assert!(answer.contains("application/problem+json"), "{answer}");
+        assert!(answer.contains("x-request-id: "), "as every answer: {answer}");
+        assert!(answer.contains("\"instance\":\"/v1/rating/lookups\""), "{answer}");
         // A body within the limit is asked for as usual.
         let mut stream = connect(&app);
         let small = format!(

@@ -142,4 +142,23 @@ api_test! {
         let refused = send().assert_problem(403);
         assert!(!refused.to_string().contains("Theirs later"), "the refusal shows nothing of the record: {refused}");
     }
+
+    fn a_replayed_create_is_refused_once_a_site_it_created_moved_to_another_owner(app) {
+        let w = world(&app);
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        let rival = crate::sites::customer_of(&app, rival_owner, w.cycle, "Rival customer");
+        let token = restricted(&app, "embedder", &["CUSTOMER_MANAGER"], &[w.owner]);
+        let mut site = site_body(&w, "Embedded");
+        site["customerId"] = json!(0);
+        let body = json!({ "customerName": "With a site", "customerReference": "C-8", "contractOwnerId": w.owner,
+            "billingCycleId": w.cycle, "startDate": "2026-01-01", "sites": [site] });
+        let send = || app.send("POST", "/v1/customers", Some(&token), &[("Idempotency-Key", "embedded-1")], Some(("application/json", body.to_string())));
+        let created = send();
+        assert_eq!(created.status, 201, "{}", created.text);
+        let site_id = created.json()["sites"][0]["id"].clone();
+        // The customer stays theirs; the site it created moves to another owner's customer.
+        let moved = app.patch(&format!("/v1/sites/{site_id}"), json!([{ "op": "replace", "path": "/customerId", "value": rival }]));
+        assert_eq!(moved.status, 200, "{}", moved.text);
+        send().assert_problem(403);
+    }
 }

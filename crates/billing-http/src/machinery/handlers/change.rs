@@ -64,7 +64,8 @@ pub async fn patch<R: Resource>(
             let before = to_json(&current)?;
             let mut document = before.clone();
             patch::apply(&mut document, &operations, max_document_bytes)?;
-            let unchanged = document == before && !sets_a_secret;
+            // A declared header (cascade_end_date) asks for work beyond the record: written.
+            let unchanged = document == before && !sets_a_secret && write_request.flags.is_empty();
             patch::strip_read_only(&mut document, R::FIELDS);
             let mut input = parse_input::<R>(document, "", Origin::Stored)?;
             R::attach_prepared(&mut input, &prepared)?;
@@ -84,15 +85,11 @@ pub async fn patch<R: Resource>(
                 return write(c);
             }
             // A patch that changes nothing (an empty one, only `test`s, values as stored) is
-            // checked as any write is (scope, rules, version), then undone: no new version,
-            // no audit event, and other clients' ETags stay good. What the write would have
-            // derived anew (a mandate's status) differs from the stored record: that is kept.
-            billing_persistence::in_savepoint(c, |c| {
-                let record = write(c)?;
-                let keep = to_json(&record)? != before;
-                Ok::<_, ApiError>((keep.then_some(record), keep))
-            })
-            .map(|kept| kept.unwrap_or(current))
+            // checked as any write is (scope, rules, version), then undone: no new version, no
+            // new `updatedDate`, no audit event, and other clients' ETags stay good. (What a
+            // record shows of others, a mandate's status, is read with it, never stored stale.)
+            billing_persistence::in_savepoint(c, |c| write(c).map(|_| ((), false)))
+                .map(|()| current)
         })
     })
     .await??;

@@ -61,7 +61,7 @@ pub async fn create<R: Resource>(
                 // then finds its response below instead of racing it to the insert.
                 idempotency::serialize(c, caller.id, key)?;
                 if let Some(stored) = idempotency::replay(c, caller.id, key, &fingerprint)? {
-                    replay_in_scope::<R>(c, &caller, &stored)?;
+                    replay_shows_only_what_a_get_would::<R>(c, &caller, &stored)?;
                     return Ok((stored, true, None));
                 }
             }
@@ -156,28 +156,43 @@ pub async fn create<R: Resource>(
     Ok(builder.body(body))
 }
 
-/// A replay shows the records the first response created: 403 when the caller may no longer
-/// see one of them (their contract owners changed since), as a `GET` of it would be. A record
-/// removed since does not stop the replay.
-fn replay_in_scope<R: Resource>(
+/// A replay shows the records the first response created, and those created inside them (a
+/// customer's sites): only while the caller may still read each, as a `GET` of it would be
+/// answered — 403 outside their contract owners, 404 when it is gone or no longer theirs to see
+/// (another user's API key, once they may no longer manage others').
+fn replay_shows_only_what_a_get_would<R: Resource>(
     connection: &mut billing_persistence::DbConnection,
     caller: &billing_auth::AuthenticatedUser,
     stored: &StoredResponse,
 ) -> Result<(), ApiError> {
-    if caller.contract_owners.is_all() {
-        return Ok(());
-    }
     let body: Value = serde_json::from_str(&stored.body)
         .map_err(|_| ApiError::internal("a stored response is not JSON"))?;
     let records = match &body {
         Value::Array(records) => records.iter().collect(),
         record => vec![record],
     };
-    for id in records
-        .into_iter()
-        .filter_map(|record| record.get("id")?.as_i64())
-    {
-        R::find(connection, caller, id)?;
+    let gone = |noun: &str, id: i64| {
+        ApiError::not_found(format!(
+            "the {noun} {id} this Idempotency-Key created no longer exists, or is not yours to see"
+        ))
+    };
+    for record in records {
+        let Some(id) = record.get("id").and_then(Value::as_i64) else {
+            continue;
+        };
+        if R::find(connection, caller, id)?.is_none() {
+            return Err(gone(R::NOUN, id));
+        }
+        for member in R::EMBEDDED {
+            let elements = record.get(member.member).and_then(Value::as_array);
+            for element in elements.into_iter().flatten() {
+                if let Some(id) = element.get("id").and_then(Value::as_i64)
+                    && !member.visible(connection, caller, id)?
+                {
+                    return Err(gone(member.noun, id));
+                }
+            }
+        }
     }
     Ok(())
 }
