@@ -133,6 +133,19 @@ await check('create a site with a mistake: the error is beside the field; fixed,
   await errorBeside('siteAddress.postcode').filter({ hasText: /./ }).waitFor();
   await shot('site-field-error');
   await page.getByLabel('Postcode').fill('LS1 1AA');
+  // Invoices consolidated to another site, with no site named: the API's error on
+  // siteInvoiceDetails (hidden) is shown beside the receiving site, once.
+  await page.getByLabel('consolidated to another site').check();
+  await page.getByRole('button', { name: 'Create site' }).click();
+  await errorBeside('siteIdReceivingInvoice').filter({ hasText: /is required unless siteIdReceivingInvoice/ }).waitFor();
+  const said = await page.locator('#site-form').evaluate((form) => {
+    const texts = [...form.querySelectorAll('.error, .form-error p')].map((node) => node.textContent);
+    return texts.filter((text) => text.includes('is required unless siteIdReceivingInvoice')).length;
+  });
+  expect(said === 1, `the receiving site's error is shown ${said} times`);
+  expect(await page.locator('#site-form .form-error').textContent() === 'Please correct the fields marked below.',
+    `the error box: ${await page.locator('#site-form .form-error').textContent()}`);
+  await page.getByLabel('sent from this site').check();
   await page.getByRole('button', { name: 'Create site' }).click();
   await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
   siteId = Number(page.url().match(/#\/sites\/(\d+)/)[1]);
@@ -165,20 +178,54 @@ await check('edit the site: a field error from a patch; the town and the payment
     && site.siteInvoiceDetails.mandateStatus === 'ACTIVE', JSON.stringify(site));
 });
 
-await check('add inventory, then end the site with its inventory (cascade)', async () => {
+/** The site's inventory items through the API, by product code. */
+async function itemsOf(site) {
+  const items = await must('GET', `/v1/inventory-items?page=1&pageSize=20&siteId=${site}&sort=productCode`, data.admin);
+  return Object.fromEntries(items.map((item) => [item.productCode, item]));
+}
+
+await check('add inventory; end one item (a refused date beside the field) and remove another (confirmed); then end the site with its inventory (cascade)', async () => {
   const inventory = page.locator('#inventory-form');
-  await inventory.getByLabel('Product code').fill('BROADBAND');
-  await inventory.getByLabel('Start date').fill('2026-01-01');
-  await inventory.getByRole('button', { name: 'Add inventory item' }).click();
-  await page.getByRole('cell', { name: 'BROADBAND', exact: true }).waitFor();
+  for (const [product, start] of [['BROADBAND', '2026-01-01'], ['PHONE', '2026-01-01'], ['LATE', '2027-03-01']]) {
+    await inventory.getByLabel('Product code').fill(product);
+    await inventory.getByLabel('Start date').fill(start);
+    await inventory.getByRole('button', { name: 'Add inventory item' }).click();
+    await page.getByRole('cell', { name: product, exact: true }).waitFor();
+  }
+  const added = await itemsOf(siteId);
+  const name = (product) => `${product} (${added[product].id})`;
   await shot('site');
+  // End one item: a date before its start is refused beside the date; a good one is saved.
+  await page.getByRole('button', { name: `End ${name('PHONE')}` }).click();
+  const endItem = page.locator('#end-item-form');
+  await endItem.getByLabel(/^End date of/).fill('2025-12-31');
+  await endItem.getByRole('button', { name: 'End item' }).click();
+  await endItem.locator('.field:has([data-field="endDate"]) .error').filter({ hasText: /./ }).waitFor();
+  await endItem.getByLabel(/^End date of/).fill('2026-06-30');
+  await endItem.getByRole('button', { name: 'End item' }).click();
+  await page.getByRole('cell', { name: '2026-06-30', exact: true }).waitFor();
+  expect((await itemsOf(siteId)).PHONE.endDate === '2026-06-30', 'the item was not ended');
+  // An item starting after the site's end date: the cascade is refused (409, end or remove it first).
   const end = page.locator('#end-site-form');
   await end.getByLabel('End date').fill('2026-12-31');
   expect(await end.getByLabel(/Also end its inventory/).isChecked(), 'cascade is not offered by default');
   await end.getByRole('button', { name: 'End site' }).click();
+  await end.locator('.form-error', { hasText: 'end or remove it first' }).waitFor();
+  // Remove it: declined, nothing is sent; confirmed, it is gone.
+  const declined = new Promise((resolve) => page.once('dialog', async (dialog) => { resolve(dialog.message()); await dialog.dismiss(); }));
+  await page.getByRole('button', { name: `Remove ${name('LATE')}` }).click();
+  expect(/Remove the inventory item LATE/.test(await declined), 'no confirmation asked');
+  await page.waitForTimeout(300);
+  expect((await itemsOf(siteId)).LATE, 'the item was removed without a confirmation');
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: `Remove ${name('LATE')}` }).click();
+  await page.locator('#status', { hasText: `Inventory item ${name('LATE')} removed.` }).waitFor();
+  await page.getByRole('cell', { name: 'LATE', exact: true }).waitFor({ state: 'detached' });
+  expect(!(await itemsOf(siteId)).LATE, 'the item was not removed');
+  await end.getByRole('button', { name: 'End site' }).click();
   await page.locator('.facts dd', { hasText: '2026-12-31' }).first().waitFor();
-  const items = await must('GET', `/v1/inventory-items?page=1&pageSize=10&siteId=${siteId}`, data.admin);
-  expect(items.length === 1 && items[0].endDate === '2026-12-31', JSON.stringify(items));
+  const items = await itemsOf(siteId);
+  expect(Object.keys(items).length === 2 && items.BROADBAND.endDate === '2026-12-31' && items.PHONE.endDate === '2026-06-30', JSON.stringify(items));
 });
 
 let listSite;
@@ -248,6 +295,8 @@ await check('a slow page load does not draw over the page the URL names since', 
   expect(title === 'Site Depot' && edit === `#/sites/${listSite.id}/edit`, `under #/sites/${listSite.id}: "${title}", its change link ${edit}`);
 });
 
+/** When the console last read the name of Zed Corporation's contract owner (Zenith Networks). */
+let zenithNameRead = null;
 await check('a slow earlier search answer does not replace a later one', async () => {
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByRole('heading', { name: 'Customers' }).waitFor();
@@ -263,6 +312,7 @@ await check('a slow earlier search answer does not replace a later one', async (
   await page.getByLabel('Name contains').fill('zed');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('link', { name: 'Zed Corporation' }).waitFor();
+  zenithNameRead = Date.now();
   await slowAnswer;
   await page.waitForTimeout(500);
   await page.unroute(slowSearch);
@@ -296,6 +346,16 @@ await check('search customers and sites with the list filters', async () => {
   await page.getByLabel('Only sites not ended').uncheck();
   await page.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('link', { name: 'Head office' }).waitFor();
+  // The mandate status is a choice of the statuses the API knows, whatever their case: the
+  // mandate's status is "ACTIVE", the documented one "Active".
+  await page.getByLabel('Mandate status').selectOption({ label: 'Active' });
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
+  await page.getByRole('link', { name: 'Head office' }).waitFor();
+  await page.getByLabel('Mandate status').selectOption({ label: 'Cancelled' });
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: '(0 rows)' }).waitFor();
+  await page.getByLabel('Mandate status').selectOption('');
 });
 
 await check('reference data: browse with a filter; a change to an SI-maintained source is refused and explained', async () => {
@@ -346,6 +406,23 @@ await check('customer set-up: a billing cycle is created, the records customers 
   await shot('customer-setup');
 });
 
+await check('a record renamed in the console shows its new name at once where others name it', async () => {
+  // The customers list has just shown Bob's Bakery's billing cycle by name ("Monthly").
+  await page.getByRole('button', { name: 'Change Monthly' }).click();
+  const editor = page.getByRole('region', { name: 'Change a record' });
+  await editor.getByLabel('Name', { exact: true }).fill('Monthly (calendar)');
+  await editor.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('cell', { name: 'Monthly (calendar)', exact: true }).waitFor();
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByLabel('Name contains').fill('bakery');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('cell', { name: `Monthly (calendar) (${data.cycle.id})`, exact: true }).first().waitFor();
+  // Renamed elsewhere (through the API): the console reads the name again once a minute old.
+  const renamed = await call('PATCH', `/v1/contract-owners/${data.other.id}`, data.admin,
+    [{ op: 'replace', path: '/name', value: 'Zenith Networks plc' }], 'application/json-patch+json');
+  expect(renamed.status === 200, `renaming Zenith Networks: ${renamed.status}`);
+});
+
 await check('rate a number: the outcome and the summary row', async () => {
   await page.getByRole('link', { name: 'Rating tester' }).click();
   await page.getByLabel('Reference data source', { exact: true }).selectOption(String(data.source.id));
@@ -379,6 +456,38 @@ await check('the audit trail: filtered by resource, each event as a diff', async
   await shot('audit');
 });
 
+await check('at 390 px wide only the tables scroll sideways, not the page; a table that scrolls can be focused and is named', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const pages = [
+      ['/sites', 'Head office'], [`/sites/${siteId}`, 'BROADBAND'], ['/customers', "Bob's Bakery"], ['/audit', null],
+      ['/users', 'limited'], ['/api-keys', 'nightly export'], ['/reference-data/dialstrings', '447'],
+      ['/setup/payment-provider-mandates', 'MD-7'], ['/roles', 'READ_ONLY'],
+    ];
+    let scrolling = 0;
+    for (const [route, text] of pages) {
+      await page.goto(`${base}/console#${route}`);
+      await page.locator('.table-scroll table').first().waitFor();
+      if (text) await page.getByRole('cell', { name: text, exact: true }).first().waitFor();
+      await page.waitForTimeout(200);
+      const layout = await page.evaluate(() => ({
+        width: document.documentElement.scrollWidth,
+        boxes: [...document.querySelectorAll('.table-scroll')].map((box) => ({
+          scrolls: box.scrollWidth > box.clientWidth + 1, tabindex: box.getAttribute('tabindex'), label: box.getAttribute('aria-label'),
+        })),
+      }));
+      expect(layout.width <= 390, `${route}: the page is ${layout.width} px wide at 390`);
+      for (const box of layout.boxes.filter((b) => b.scrolls)) {
+        scrolling += 1;
+        expect(box.tabindex === '0' && /scrolls sideways/.test(box.label || ''), `${route}: a table that scrolls is not focusable or named: ${JSON.stringify(box)}`);
+      }
+    }
+    expect(scrolling > 0, 'no table scrolls at 390 px: the check checks nothing');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+});
+
 await check('the access token is refreshed (rotating the refresh token) before it expires, even when the first try fails on the network; what was typed stays', async () => {
   await page.goto(`${base}/console#/sites/new`);
   await page.getByRole('heading', { name: 'New site' }).waitFor();
@@ -402,6 +511,14 @@ await check('the access token is refreshed (rotating the refresh token) before i
   expect(await page.getByLabel('Site name').inputValue() === 'Half-typed work', 'what was typed is gone');
   await page.getByRole('link', { name: 'Customers' }).click();
   await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+});
+
+await check('names are read again once a minute old: a contract owner renamed through the API shows its new name', async () => {
+  const age = Date.now() - zenithNameRead;
+  if (age < 61_000) await page.waitForTimeout(61_000 - age);
+  await page.getByRole('link', { name: 'Sites', exact: true }).click();
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByRole('cell', { name: `Zenith Networks plc (${data.other.id})`, exact: true }).first().waitFor();
 });
 
 await check('sign out revokes: the last refresh token no longer works', async () => {
@@ -431,9 +548,13 @@ await check('a READ_ONLY user sees no edit controls', async () => {
   await signInAs('reader', READER_PASSWORD);
   await page.goto(`${base}/console#/sites/${siteId}`);
   await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
+  await page.getByRole('cell', { name: 'BROADBAND', exact: true }).waitFor();
   for (const control of ['Change this site', 'End site', 'Add inventory item']) {
     expect(await page.getByRole('link', { name: control }).count() + await page.getByRole('button', { name: control }).count() === 0, `${control} is offered`);
   }
+  // No inventory item can be ended or removed either (CUSTOMERS_WRITE).
+  expect(await page.getByRole('button', { name: /^(End|Remove) / }).count() === 0, 'an inventory item can be ended or removed');
+  expect(await page.getByRole('columnheader', { name: 'Actions' }).count() === 0, 'the inventory has an Actions column');
   await page.goto(`${base}/console#/customers`);
   await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
   expect(await page.getByRole('button', { name: 'Create customer' }).count() === 0, 'Create customer is offered');

@@ -58,6 +58,7 @@ async function seed() {
   const zenithCustomer = await must('POST', '/v1/customers', admin, { customerName: 'Zed Corporation', customerReference: 'ZC-1', contractOwnerId: other.id, billingCycleId: cycle.id, startDate: '2026-01-01' });
   await must('POST', '/v1/custom-field-definitions', admin, { label: 'Cost centre' });
   await must('POST', '/v1/payment-provider-mandates', admin, { provider: 'PROVIDER_D', mandateReference: 'MD-7', status: 'ACTIVE' });
+  await must('POST', '/v1/payment-provider-mandates', admin, { provider: 'PROVIDER_C', mandateReference: 'MC-1', status: 'Cancelled' });
   const currency = await must('POST', '/v1/currencies', admin, { code: 'GBP', symbol: '£', majorCurrencyName: 'Pound', minorCurrencyName: 'Penny', majorCurrencyFormat: '£#,##0.00', minorCurrencyFormat: '#p', salesTaxName: 'VAT' });
   const locale = await must('POST', '/v1/locales', admin, { country: { code: 'GB' }, currency: { id: currency.id } });
   const source = await must('POST', '/v1/reference-data-sources', admin, { name: 'Internal', locale: { id: locale.id }, siMaintained: false });

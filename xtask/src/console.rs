@@ -6,8 +6,10 @@
 //! scripts (`xtask/console-e2e/*.mjs`). The server starts on a fresh SQLite database with
 //! one-minute access tokens, so the run also sees the console refresh (and rotate) its token.
 //! `flow.mjs` then signs in, creates a user and an API key, creates a site with a mistake and
-//! fixes it, moves the invoice contact, ends a site with its inventory, rates a number, checks a
-//! limited and a READ_ONLY user, and signs out (the old refresh token must no longer work); it
+//! fixes it, moves the invoice contact, ends and removes inventory items, ends a site with its
+//! inventory, renames a billing cycle (lists show the new name), rates a number, checks the
+//! pages at 390 px wide (only tables scroll sideways), checks a limited and a READ_ONLY user,
+//! and signs out (the old refresh token must no longer work); it
 //! also replays the console's known races and slips (a removed contact's id, a slow page or
 //! search answering late, a refresh failing on the network or after a sign-out, pages typed in
 //! without the permission) so that each stays fixed. It

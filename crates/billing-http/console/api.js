@@ -187,6 +187,9 @@ export async function api(method, path, options = {}) {
     response = await send(method, path, options, owner.token);
   }
   if (session !== owner) throw notSignedIn();
+  // A write the console makes (even one refused: it may have raced another) makes the name it
+  // may have cached of that record stale.
+  if (method !== 'GET' && method !== 'HEAD') forgetName(path);
   const body = await readBody(response);
   if (!response.ok) throw new Problem(response.status, body, response.headers);
   const total = response.headers.get('X-Total-Count');
@@ -237,17 +240,30 @@ export function patch(path, operations, etag, headers = {}) {
   });
 }
 
-/** Names of records already looked up (`/v1/contract-owners/3` → "Acme"), for this session. */
-const names = new Map();
+/** How long a name read with `nameOf` is kept before it is read again. */
+const NAME_LIFETIME_MS = 60_000;
 
 /**
- * The name of one record (`show(record)`), read once per session; the id when the API does
- * not let the user read it. Pages show a handful of distinct ids, so this is a few small reads.
+ * Names of records already looked up (`/v1/contract-owners/3` → `{at, name}`): kept for a minute
+ * at most, and forgotten at once when the console itself writes that record (`api`).
+ */
+const names = new Map();
+
+/** Forgets the name of the record at `path` (`/v1/billing-cycles/2`), after a write to it. */
+function forgetName(path) {
+  names.delete(path.split('?')[0].replace(/\/+$/, ''));
+}
+
+/**
+ * The name of one record (`show(record)`), read at most once a minute (and again after the
+ * console changed or deleted the record); the id when the API does not let the user read it.
+ * Pages show a handful of distinct ids, so this is a few small reads.
  */
 export function nameOf(path, id, show) {
   const key = `${path}/${id}`;
-  if (!names.has(key)) {
-    names.set(key, api('GET', key).then((answer) => show(answer.body)).catch(() => `#${id}`));
-  }
-  return names.get(key);
+  const known = names.get(key);
+  if (known && Date.now() - known.at < NAME_LIFETIME_MS) return known.name;
+  const name = api('GET', key).then((answer) => show(answer.body)).catch(() => `#${id}`);
+  names.set(key, { at: Date.now(), name });
+  return name;
 }

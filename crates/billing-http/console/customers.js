@@ -4,7 +4,7 @@
 
 import { api, page, patch, can, currentUser } from './api.js';
 import {
-  h, replace, field, input, form, heading, pagedTable, filters, like, link, status,
+  h, replace, field, input, select, form, heading, pagedTable, filters, like, link, status,
   explain, when, facts, table, today, hashQuery, checkboxes, named,
 } from './ui.js';
 import { siteForm, diffPatch, recordPicker } from './site-form.js';
@@ -103,6 +103,37 @@ function siteColumns() {
   ];
 }
 
+/**
+ * A choice of mandate status for the site filter. The API keeps a mandate's status as free
+ * text (no enum: `mandateStatus` is compared exactly, case included), so the choices are the
+ * statuses it documents for PROVIDER_B (compared ignoring case) and those found on the first
+ * 100 mandates; one choice stands for every spelling of a status (`in:Active,ACTIVE,active`).
+ */
+async function mandateStatuses() {
+  const KNOWN = ['Created', 'Pending Submission', 'Submitted', 'Active', 'Reinstated',
+    'Customer approval granted', 'Customer approval skipped'];
+  let seen = [];
+  try {
+    seen = (await page('/v1/payment-provider-mandates', { page: 1, pageSize: 100, sort: 'status', fields: 'status' })).rows
+      .map((row) => row.status).filter(Boolean);
+  } catch {
+    // Not allowed or not reachable: the documented statuses still work.
+  }
+  const groups = new Map();
+  for (const status of [...KNOWN, ...seen]) {
+    const key = status.toLowerCase();
+    if (!groups.has(key)) groups.set(key, new Set([status, status.toUpperCase(), status.toLowerCase()]));
+    groups.get(key).add(status);
+  }
+  const options = [...groups.values()].map((spellings) => {
+    const [label] = spellings;
+    const usable = [...spellings].filter((spelling) => !spelling.includes(','));
+    // A status with a comma cannot go in an `in:` list: it is sent alone, exactly.
+    return [usable.length === spellings.size && spellings.size > 1 ? `in:${usable.join(',')}` : label, label];
+  });
+  return select('mandateStatus', options, { blank: 'Any status' });
+}
+
 export async function sitesPage(main) {
   let query = { activeSites: 'true' };
   const list = pagedTable(siteColumns(), (pageNumber, pageSize) => page('/v1/sites', { page: pageNumber, pageSize, sort: 'siteName', ...query }));
@@ -111,7 +142,7 @@ export async function sitesPage(main) {
     ['Site name contains', input('siteName')],
     ['Site reference contains', input('siteReference')],
     ['Customer id', input('customerId', { type: 'number', min: 1 })],
-    ['Mandate status', input('mandateStatus')],
+    ['Mandate status', await mandateStatuses()],
     ['Billing cycle id', input('billingCycleId', { type: 'number', min: 1 })],
     ['Only sites not ended', active],
   ], async (v) => {
@@ -187,13 +218,22 @@ export async function sitePage(main, { id }) {
       status(explain(error), 'error');
     }
   }
-  const inventory = pagedTable([
+  const itemEditor = h('section', { class: 'panel', hidden: true, 'aria-label': 'End an inventory item' });
+  const itemColumns = [
     { title: 'Product', value: (item) => item.productCode },
     { title: 'Description', value: (item) => item.description || '' },
     { title: 'Quantity', value: (item) => String(item.quantity) },
     { title: 'Start', value: (item) => item.startDate },
     { title: 'End', value: (item) => item.endDate || '' },
-  ], (pageNumber, pageSize) => page('/v1/inventory-items', { page: pageNumber, pageSize, siteId: id, sort: 'productCode' }), { caption: 'Inventory' });
+  ];
+  // Ending or removing an item is a write of inventory items: CUSTOMERS_WRITE, as for the site.
+  if (write) {
+    itemColumns.push({ title: 'Actions', value: (item) => h('span', { class: 'row-actions' },
+      h('button', { type: 'button', onclick: () => endItem(main, item, inventory, itemEditor) }, `End ${itemName(item)}`),
+      h('button', { type: 'button', onclick: () => removeItem(item, inventory, itemEditor) }, `Remove ${itemName(item)}`)) });
+  }
+  const inventory = pagedTable(itemColumns,
+    (pageNumber, pageSize) => page('/v1/inventory-items', { page: pageNumber, pageSize, siteId: id, sort: 'productCode' }), { caption: 'Inventory' });
   replace(main, heading(`Site ${site.siteName}`),
     write ? h('p', { class: 'row-actions' }, link(`/sites/${id}/edit`, 'Change this site')) : null,
     facts([
@@ -219,9 +259,56 @@ export async function sitePage(main, { id }) {
     h('h2', {}, 'Contacts'), contacts,
     h('h2', {}, 'Custom fields'),
     table([{ title: 'Field', value: (f) => f.label || String(f.customFieldDefinitionId) }, { title: 'Value', value: (f) => f.value ?? '' }], site.assignedCustomFields || []),
-    h('h2', {}, 'Inventory'), inventory,
+    h('h2', {}, 'Inventory'), inventory, write ? itemEditor : null,
     write ? addInventory(id, inventory) : null,
     write ? endSite(main, id, answer) : null);
+}
+
+/** How an inventory item is named on its buttons: its product code and id. */
+function itemName(item) {
+  return `${item.productCode} (${item.id})`;
+}
+
+/**
+ * Opens the form that ends one inventory item: `PATCH /v1/inventory-items/{id}` adding (or
+ * replacing) its `endDate`, with the ETag just read; the API's errors beside the date.
+ */
+async function endItem(main, item, inventory, editor) {
+  let answer;
+  try {
+    answer = await api('GET', `/v1/inventory-items/${item.id}`);
+  } catch (error) {
+    status(explain(error), 'error');
+    return;
+  }
+  const close = () => { editor.hidden = true; replace(editor); };
+  const end = input('endDate', { type: 'date', value: answer.body.endDate || today(), required: true });
+  const element = form([field(`End date of ${itemName(item)}`, end, `It starts on ${answer.body.startDate}.`)], async () => {
+    await patch(`/v1/inventory-items/${item.id}`, [{ op: 'add', path: '/endDate', value: end.value || null }], answer.etag);
+    status(`Inventory item ${itemName(item)} ends on ${end.value}.`, 'ok');
+    close();
+    inventory.reload();
+  }, { label: 'End item', extra: h('button', { type: 'button', onclick: close }, 'Cancel') });
+  element.id = 'end-item-form';
+  replace(editor, h('h3', {}, `End inventory item ${itemName(item)}`), element);
+  editor.hidden = false;
+  end.focus();
+}
+
+/** Removes one inventory item (`DELETE`) once the user confirms; a refusal is said beside the table. */
+async function removeItem(item, inventory, editor) {
+  if (!window.confirm(`Remove the inventory item ${itemName(item)}? It is deleted, not ended: it no longer shows on the site.`)) return;
+  try {
+    await api('DELETE', `/v1/inventory-items/${item.id}`);
+    status(`Inventory item ${itemName(item)} removed.`, 'ok');
+    editor.hidden = true;
+    replace(editor);
+    inventory.reload();
+  } catch (error) {
+    replace(editor, h('h3', {}, `Remove inventory item ${itemName(item)}`),
+      h('p', { class: 'form-error', role: 'alert' }, explain(error)));
+    editor.hidden = false;
+  }
 }
 
 function addInventory(siteId, inventory) {
@@ -236,7 +323,11 @@ function addInventory(siteId, inventory) {
       quantity: Number(quantity.value), startDate: start.value || null,
     } });
     status('Inventory item added.', 'ok');
+    // reset() empties the fields set from script (their value is not their default): the
+    // quantity and the start date go back to 1 and today, as on a new form.
     element.reset();
+    quantity.value = '1';
+    start.value = today();
     inventory.reload(true);
   }, { label: 'Add inventory item' });
   element.id = 'inventory-form';

@@ -180,7 +180,10 @@ export async function siteForm(site, { customerId = null } = {}) {
   const hasDetails = !site || !!s.siteInvoiceDetails;
   const routeOwn = h('input', { type: 'radio', name: 'invoice-route', id: 'route-own', checked: hasDetails });
   const routeOther = h('input', { type: 'radio', name: 'invoice-route', id: 'route-other', checked: !hasDetails });
-  const receiving = input('siteIdReceivingInvoice', { type: 'number', min: 1, value: s.siteIdReceivingInvoice });
+  // With the invoices consolidated to another site the invoice details are hidden: the API's
+  // "siteInvoiceDetails: is required unless siteIdReceivingInvoice names…" (no receiving site
+  // given) is shown beside the receiving site.
+  const receiving = input('siteIdReceivingInvoice', { type: 'number', min: 1, value: s.siteIdReceivingInvoice, 'data-errors-for': 'siteInvoiceDetails' });
   const template = recordPicker('siteInvoiceDetails.invoiceTemplateId', 'Invoice template', '/v1/invoice-templates', { searchOn: 'name', show: (row) => row.name, value: details.invoiceTemplateId, params: { type: 'INVOICE' } });
   const method = select('siteInvoiceDetails.paymentMethod', PAYMENT_METHODS, { value: details.paymentMethod || 'CHEQUE' });
   const terms = input('siteInvoiceDetails.paymentTermsInDays', { type: 'number', min: 0, max: 365, value: details.paymentTermsInDays ?? (site ? '' : 30) });
@@ -203,7 +206,7 @@ export async function siteForm(site, { customerId = null } = {}) {
       field('Matchmaker matching tag', tag), site ? null : field('Start date', start)),
     h('section', { 'aria-label': 'Site address' }, h('h3', {}, 'Address'), address),
     h('section', { 'aria-label': 'Invoices' }, h('h3', {}, 'Invoices'),
-      h('fieldset', { class: 'checks', 'data-field': 'siteIdReceivingInvoice' }, h('legend', {}, 'Invoices are'),
+      h('fieldset', { class: 'checks', 'data-field': 'invoiceRoute', 'data-errors-for': 'siteIdReceivingInvoice' }, h('legend', {}, 'Invoices are'),
         h('span', { class: 'check' }, routeOwn, h('label', { for: routeOwn.id }, 'sent from this site (its own invoice details)')),
         h('span', { class: 'check' }, routeOther, h('label', { for: routeOther.id }, 'consolidated to another site')),
         h('p', { class: 'error', 'aria-live': 'polite' })),

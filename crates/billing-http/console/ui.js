@@ -127,6 +127,23 @@ function candidates(field) {
   return names;
 }
 
+/** Whether `node` is drawn (not in a hidden section). */
+function shown(node) {
+  return node.getClientRects().length > 0;
+}
+
+/**
+ * The control that shows the errors of the API member `name`: the one named for it
+ * (`data-field`), preferring one that is shown; else a shown control that stands in for it
+ * (`data-errors-for`, e.g. the site receiving the invoices for `siteInvoiceDetails` when the
+ * invoices go to another site and the invoice details are hidden); else a hidden one.
+ */
+function controlFor(element, name) {
+  const named = [...element.querySelectorAll(`[data-field="${CSS.escape(name)}"]`)];
+  const standIns = [...element.querySelectorAll(`[data-errors-for~="${CSS.escape(name)}"]`)];
+  return named.find(shown) || standIns.find(shown) || named[0] || null;
+}
+
 /** The error slot of the nearest field or fieldset around `target` that has one of its own. */
 function errorSlot(target) {
   for (let node = target; node && node.tagName !== 'FORM'; node = node.parentElement) {
@@ -147,9 +164,7 @@ export function showProblem(element, error) {
   const loose = [];
   let first = null;
   for (const { field: name, message } of error.errors || []) {
-    const target = candidates(name)
-      .map((candidate) => element.querySelector(`[data-field="${CSS.escape(candidate)}"]`))
-      .find(Boolean);
+    const target = candidates(name).map((candidate) => controlFor(element, candidate)).find(Boolean);
     if (!target) {
       loose.push(`${name}: ${message}`);
       continue;
@@ -164,8 +179,9 @@ export function showProblem(element, error) {
     first = first || target;
   }
   if (box) {
-    const lines = [explain(error)];
-    if (loose.length) lines.push(...loose);
+    // Each error once: the detail of a problem with one error is often that error's own line.
+    const lines = [...new Set([explain(error), ...loose])]
+      .filter((line, index, all) => index === 0 || !all[0].endsWith(line));
     if (!(error.errors || []).length || loose.length || !first) {
       box.replaceChildren(...lines.map((line) => h('p', {}, line)));
     } else {
@@ -214,14 +230,42 @@ export function fadeStatus() {
   }
 }
 
-/** A table of `rows` with `columns` `[{title, value: row => node|text}]`. */
+/**
+ * `content` (a table) in a box that scrolls sideways on its own when the table is wider than
+ * the page (a narrow screen), so that the page itself never does. A box that scrolls can be
+ * focused and scrolled with the keyboard, and is named for screen readers (`label`).
+ */
+export function scroller(content, label) {
+  const box = h('div', { class: 'table-scroll' }, content);
+  const sync = () => {
+    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    if (scrolls) {
+      box.setAttribute('tabindex', '0');
+      box.setAttribute('role', 'region');
+      const name = label || box.closest('section[aria-label]')?.getAttribute('aria-label')
+        || document.querySelector('main h1')?.textContent || 'Table';
+      box.setAttribute('aria-label', `${name}: table (scrolls sideways)`);
+    } else {
+      box.removeAttribute('tabindex');
+      box.removeAttribute('role');
+      box.removeAttribute('aria-label');
+    }
+  };
+  // The box's width changes with the window, the table's as its cells fill in (names read late).
+  const observer = new ResizeObserver(sync);
+  observer.observe(box);
+  observer.observe(content);
+  return box;
+}
+
+/** A table of `rows` with `columns` `[{title, value: row => node|text}]`, in a `scroller`. */
 export function table(columns, rows, caption) {
-  return h('table', {},
+  return scroller(h('table', {},
     caption ? h('caption', {}, caption) : null,
     h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col' }, column.title)))),
     h('tbody', {}, rows.length
       ? rows.map((row) => h('tr', {}, columns.map((column) => h('td', {}, column.value(row)))))
-      : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing matches.'))));
+      : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing matches.')))), caption);
 }
 
 /**
