@@ -11,7 +11,7 @@ use super::DbConnection;
 use super::pool::Manager;
 use crate::error::{PersistenceError, StorageError, StorageFault};
 
-/// How many times [`Database::write`] runs a transaction that lost a race on PostgreSQL
+/// How many times [`Database::write`](super::Database::write) runs a transaction that lost a race on PostgreSQL
 /// before answering [`PersistenceError::WriteConflict`].
 pub const WRITE_ATTEMPTS: u32 = 5;
 
