@@ -44,13 +44,7 @@ impl CorsOrigins {
             .map(|origin| origin.trim().trim_end_matches('/'))
             .filter(|o| !o.is_empty())
         {
-            let valid = origin == "*"
-                || origin.split_once("://").is_some_and(|(scheme, rest)| {
-                    matches!(scheme, "http" | "https")
-                        && !rest.is_empty()
-                        && !rest.contains(['/', '?', '#', ' '])
-                });
-            if !valid {
+            if origin != "*" && !is_web_origin(origin) {
                 return Err(format!(
                     "'{origin}' is not an origin: give scheme://host[:port] (no path), or *"
                 ));
@@ -64,14 +58,24 @@ impl CorsOrigins {
         self.origins.is_empty()
     }
 
-    /// `*` is any origin a page can have, not the opaque `null` (a sandboxed frame, a file,
-    /// a redirect across origins): answering `Access-Control-Allow-Origin: null` would let
-    /// every such document in, and is not an origin the document's `format: uri` allows.
+    /// `*` is any origin a web page can have (`http` or `https`, a host, a port): not the opaque
+    /// `null` of a sandboxed frame or a file, nor anything else a browser never sends
+    /// (`*`, a list, `file://`), which the answer would otherwise echo.
     fn allows(&self, origin: &str) -> bool {
-        self.origins
-            .iter()
-            .any(|allowed| (allowed == "*" && origin != "null") || allowed == origin)
+        self.origins.iter().any(|allowed| match allowed.as_str() {
+            "*" => is_web_origin(origin),
+            allowed => allowed == origin,
+        })
     }
+}
+
+/// `scheme://host[:port]` with scheme `http` or `https` and no path, query or space.
+fn is_web_origin(origin: &str) -> bool {
+    origin.split_once("://").is_some_and(|(scheme, rest)| {
+        matches!(scheme, "http" | "https")
+            && !rest.is_empty()
+            && !rest.contains(['/', '?', '#', ' ', ','])
+    })
 }
 
 /// The origin of a request from an allowed origin, if it is one.
@@ -141,7 +145,17 @@ mod tests {
                 .expect("any")
                 .allows("https://anything.example")
         );
-        assert!(!CorsOrigins::parse("*").expect("any").allows("null"));
+        let any = CorsOrigins::parse("*").expect("any");
+        for never in [
+            "null",
+            "NULL",
+            "",
+            "*",
+            "file://",
+            "null, https://a.example",
+        ] {
+            assert!(!any.allows(never), "{never:?}");
+        }
         insta::assert_snapshot!(
             CorsOrigins::parse("console.example.com").unwrap_err(),
             @"'console.example.com' is not an origin: give scheme://host[:port] (no path), or *"

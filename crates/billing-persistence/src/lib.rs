@@ -55,7 +55,7 @@ pub use children::*;
 
 pub use connection::{
     Backend, Database, DatabaseConfig, DbConnection, IMPORT_LOCK_KEY, Opened, PoolStatus, Pooled,
-    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving, in_savepoint,
+    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving, run_then_undo,
 };
 pub use error::{PersistenceError, StorageError, StorageFault};
 

@@ -62,33 +62,22 @@ where
     }
 }
 
-/// Runs `work` inside a savepoint of the write transaction `connection` is in, and keeps what
-/// it wrote only when it says so (`Ok((value, true))`); an error or `Ok((value, false))` rolls
-/// the savepoint back, leaving the transaction as it was before `work`. A patch that changes
-/// nothing is checked as a write is, then undone (docs/api.md, "Concurrency").
-pub fn in_savepoint<T, E>(
+/// Runs `work` inside a savepoint of the write transaction `connection` is in, then rolls
+/// the savepoint back whatever the outcome: the transaction is as it was before `work`, and
+/// `work`'s result (its checks passed or not) is returned. A patch that changes nothing is
+/// checked as a write is, then undone (docs/api.md, "Concurrency").
+pub fn run_then_undo<T, E>(
     connection: &mut DbConnection,
-    work: impl FnOnce(&mut DbConnection) -> Result<(T, bool), E>,
+    work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
 ) -> Result<T, E>
 where
     E: StorageError,
 {
     type Manager = <DbConnection as Connection>::TransactionManager;
     Manager::begin_transaction(connection).map_err(PersistenceError::from)?;
-    match work(connection) {
-        Ok((value, true)) => {
-            Manager::commit_transaction(connection).map_err(PersistenceError::from)?;
-            Ok(value)
-        }
-        Ok((value, false)) => {
-            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
-            Ok(value)
-        }
-        Err(error) => {
-            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
-            Err(error)
-        }
-    }
+    let outcome = work(connection);
+    Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
+    outcome
 }
 
 /// Runs `work` on a pooled connection and marks the connection lost when the error says the

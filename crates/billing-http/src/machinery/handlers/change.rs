@@ -88,8 +88,7 @@ pub async fn patch<R: Resource>(
             // checked as any write is (scope, rules, version), then undone: no new version, no
             // new `updatedDate`, no audit event, and other clients' ETags stay good. (What a
             // record shows of others, a mandate's status, is read with it, never stored stale.)
-            billing_persistence::in_savepoint(c, |c| write(c).map(|_| ((), false)))
-                .map(|()| current)
+            billing_persistence::run_then_undo(c, write).map(|_| current)
         })
     })
     .await??;
