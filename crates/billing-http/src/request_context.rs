@@ -118,24 +118,48 @@ pub fn refused_before_the_app(
     };
     let request_id = context.request_id.clone();
     let mut response = CONTEXT.sync_scope(context, || error.error_response());
-    if let Ok(value) = HeaderValue::from_str(&request_id) {
-        response
-            .headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
-    }
     let status = response.status().as_u16();
     state
         .metrics
         .record(method.as_str(), "unmatched", status, started.elapsed());
-    tracing::info!(
-        request_id = %request_id,
-        method = crate::metrics::method_label(method.as_str()),
-        path = %path,
+    let answered = Answered {
+        request_id: &request_id,
+        method,
+        path,
         status,
-        elapsed_ms = milliseconds(started.elapsed()),
-        "request"
-    );
+        user_id: None,
+        started,
+    };
+    answered.note(response.headers_mut());
     response
+}
+
+/// A request as answered: what its `X-Request-Id` and its one log line say.
+struct Answered<'a> {
+    request_id: &'a str,
+    method: &'a actix_web::http::Method,
+    path: &'a str,
+    status: u16,
+    user_id: Option<i64>,
+    started: Instant,
+}
+
+impl Answered<'_> {
+    /// Puts the request id on the answer's headers and writes the request's log line.
+    fn note(&self, headers: &mut actix_web::http::header::HeaderMap) {
+        if let Ok(value) = HeaderValue::from_str(self.request_id) {
+            headers.insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+        }
+        tracing::info!(
+            request_id = %self.request_id,
+            method = crate::metrics::method_label(self.method.as_str()),
+            path = %self.path,
+            status = self.status,
+            user_id = self.user_id,
+            elapsed_ms = milliseconds(self.started.elapsed()),
+            "request"
+        );
+    }
 }
 
 /// Notes the caller of the request being served (a no-op outside one): its log line names
@@ -230,20 +254,15 @@ pub async fn middleware(
             started.elapsed(),
         );
     }
-    if let Ok(value) = HeaderValue::from_str(&request_id) {
-        response
-            .headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
-    }
-    tracing::info!(
-        request_id = %request_id,
-        method = crate::metrics::method_label(method.as_str()),
-        path = %path,
-        status = response.status().as_u16(),
+    let answered = Answered {
+        request_id: &request_id,
+        method: &method,
+        path: &path,
+        status: response.status().as_u16(),
         user_id,
-        elapsed_ms = milliseconds(started.elapsed()),
-        "request"
-    );
+        started,
+    };
+    answered.note(response.headers_mut());
     // The request's body lives in the answer until the answer's last byte is written: if it
     // was not read to its end, the HTTP library then closes the connection.
     Ok(response.map_body(|_, answer| AnswerBody {

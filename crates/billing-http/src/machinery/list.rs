@@ -8,7 +8,7 @@ use billing_domain::query::{
 };
 use serde_json::Value;
 
-use super::resource::{Access, Field, FieldType, FilterParam, Resource};
+use super::resource::{Field, FieldType, FilterParam, Resource};
 use crate::error::ApiError;
 
 pub struct ListParams {
@@ -187,7 +187,7 @@ fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, Validation
                 field.name == object
                     && field.owned
                     && matches!(field.field_type, FieldType::Object(members)
-                        if members.iter().any(|m| m.name == member && m.access != Access::WriteOnly))
+                        if members.iter().any(|m| m.name == member && m.readable()))
             })
         });
         if !readable.contains(&name) && !nested {

@@ -93,7 +93,7 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
             .flat_map(|(object, members)| {
                 members
                     .iter()
-                    .filter(|m| m.access != Access::WriteOnly)
+                    .filter(|m| m.readable())
                     .map(move |m| format!("{object}\\.{}", m.name))
             })
             .collect();
