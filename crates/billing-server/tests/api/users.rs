@@ -2,6 +2,8 @@
 
 use serde_json::json;
 
+use crate::support::TestApp;
+
 api_test! {
     fn create_user_never_returns_the_password(app) {
         let reply = app.post("/v1/users", json!({ "username": "ops.team", "email": "ops@example.com", "password": "correct-horse-battery", "roles": ["READ_ONLY", "BILLING_MANAGER"] }));
@@ -93,6 +95,24 @@ api_test! {
         reply.assert_problem(400);
         assert_eq!(reply.error_fields(), vec!["[1].email"]);
         assert_eq!(app.get("/v1/users/2").json()["email"], "a1@example.com", "nothing changed");
+        // An element that changes nothing keeps its record's version and writes no audit event;
+        // the others in the same body are written.
+        let events = |app: &TestApp, id: u8| app.head(&format!("/v1/audit-events?resource=users&recordId={id}")).header("x-total-count").map(str::to_owned);
+        let (tag_2, events_2, events_3) = (app.get("/v1/users/2").header("etag").map(str::to_owned), events(&app, 2), events(&app, 3));
+        let same_and_changed = json!([{ "id": 2, "email": "a1@example.com" }, { "id": 3, "active": true }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", same_and_changed)));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json()[0]["email"], "a1@example.com");
+        assert_eq!(reply.json()[1]["active"], true);
+        assert_eq!(app.get("/v1/users/2").header("etag").map(str::to_owned), tag_2, "the version stays");
+        assert_eq!(events(&app, 2), events_2, "no audit event for what changed nothing");
+        assert_ne!(events(&app, 3), events_3, "the change beside it is recorded");
+        // Still checked as a write: setting a password is a change even though no member shows it.
+        let password = json!([{ "id": 2, "password": "another-long-pass" }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", password)));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_ne!(app.get("/v1/users/2").header("etag").map(str::to_owned), tag_2);
+        app.login("a1", "another-long-pass");
     }
 
     fn the_last_administrator_cannot_be_removed(app) {

@@ -48,27 +48,38 @@ pub async fn bulk_update<R: Resource>(
                 let current =
                     current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;
                 let before = to_json(&current)?;
+                let sets_a_secret = !write_only_values::<R>(&members).is_empty();
                 let mut document = before.clone();
                 if let (Value::Object(map), Value::Object(members)) = (&mut document, members) {
                     map.extend(members);
                 }
+                let unchanged = document == before && !sets_a_secret;
                 patch::strip_read_only(&mut document, R::FIELDS);
                 let mut input = parse_input::<R>(document, &element, Origin::Stored)?;
                 R::attach_prepared(&mut input, &prepared).map_err(|e| e.within(&element))?;
-                let record = replace_recorded::<R>(
-                    c,
-                    &writer,
-                    Action::Update,
-                    &current,
-                    &before,
-                    input,
-                    &WriteRequest {
-                        request_id: writer.request_id.clone(),
-                        ..WriteRequest::default()
-                    },
-                )
-                .and_then(|record| record.ok_or_else(|| lost_race(false)))
-                .map_err(|e| e.within(&element))?;
+                let write = |c: &mut billing_persistence::DbConnection| {
+                    replace_recorded::<R>(
+                        c,
+                        &writer,
+                        Action::Update,
+                        &current,
+                        &before,
+                        input,
+                        &WriteRequest {
+                            request_id: writer.request_id.clone(),
+                            ..WriteRequest::default()
+                        },
+                    )
+                    .and_then(|record| record.ok_or_else(|| lost_race(false)))
+                    .map_err(|e| e.within(&element))
+                };
+                // An element that changes nothing is checked, then undone, as a `PATCH` that
+                // changes nothing is (change.rs): its record keeps its version, no audit event.
+                let record = if unchanged {
+                    billing_persistence::run_then_undo(c, write).map(|_| current)?
+                } else {
+                    write(c)?
+                };
                 records.push(record);
             }
             Ok::<_, ApiError>(records)
