@@ -13,7 +13,7 @@ use crate::error::{PersistenceError, StorageError, StorageFault};
 
 /// How many times [`Database::write`](super::Database::write) runs a transaction that lost a race on PostgreSQL
 /// before answering [`PersistenceError::WriteConflict`].
-pub const WRITE_ATTEMPTS: u32 = 5;
+pub const WRITE_ATTEMPTS: u32 = 6;
 
 /// The isolation of a PostgreSQL write transaction (SQLite's writers take turns either way).
 #[derive(Debug, Clone, Copy)]
@@ -96,13 +96,16 @@ pub(super) fn run_noting_loss<T, E: StorageError>(
     outcome
 }
 
-/// A short pause before running a conflicting transaction again, growing with each attempt
-/// and spread by the clock's nanoseconds so that racing writers do not meet again in step.
+/// A pause before running a conflicting transaction again: 5 ms, doubling with each attempt
+/// (so the six attempts span about a quarter of a second, long enough for the transaction it
+/// met to finish on a loaded machine), plus up to as much again, from the clock's
+/// nanoseconds, so that racing writers do not meet again in step.
 pub(super) fn retry_pause(attempt: u32) -> Duration {
+    let base = 5_000_u64 << attempt.saturating_sub(1).min(6);
     let spread = u64::from(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |now| now.subsec_nanos()),
     ) % 1000;
-    Duration::from_micros(u64::from(attempt) * 2000 + spread * u64::from(attempt))
+    Duration::from_micros(base + base * spread / 1000)
 }

@@ -96,8 +96,9 @@ fn end_races_a_new_sender(app: &TestApp, w: &World, trial: usize, end: &str) -> 
         "trial {trial}: {}",
         ended.text
     );
+    // 409: the service ran it again until its retries ran out (PostgreSQL on a loaded machine).
     assert!(
-        matches!(sender.status, 200 | 400),
+        matches!(sender.status, 200 | 400 | 409),
         "trial {trial}: {}",
         sender.text
     );
@@ -145,7 +146,7 @@ api_test! {
                 ])),
             );
             assert!(matches!(ended.status, 200 | 409), "trial {trial}: {}", ended.text);
-            assert!(matches!(repointed.status, 200 | 400), "trial {trial}: {}", repointed.text);
+            assert!(matches!(repointed.status, 200 | 400 | 409), "trial {trial}: {}", repointed.text);
             assert!(!(ended.status == 200 && repointed.status == 200), "trial {trial}: both won");
             assert_routing_holds(&app, receiving, trial);
         }
@@ -164,7 +165,7 @@ api_test! {
                 || app.post("/v1/sites", sender_body(&w, &format!("Branch {trial}"), receiving)),
             );
             assert!(matches!(dropped.status, 200 | 409), "trial {trial}: {}", dropped.text);
-            assert!(matches!(sender.status, 200 | 400), "trial {trial}: {}", sender.text);
+            assert!(matches!(sender.status, 200 | 400 | 409), "trial {trial}: {}", sender.text);
             assert!(!(dropped.status == 200 && sender.status == 200), "trial {trial}: both won");
             assert_routing_holds(&app, receiving, trial);
         }
