@@ -11,6 +11,7 @@ pub mod live_rating;
 pub mod machinery;
 pub mod metrics;
 pub mod openapi;
+pub mod pipelining;
 pub mod request_context;
 pub mod resources;
 pub mod routes;
@@ -124,6 +125,8 @@ pub fn application(
         .wrap(from_fn(compression::middleware))
         .wrap(from_fn(cors::middleware))
         .wrap(from_fn(request_context::middleware))
+        // The connection learns of each answer (one pipelined request at a time).
+        .wrap(from_fn(pipelining::middleware))
         .service(single(
             "/health/live",
             "GET",

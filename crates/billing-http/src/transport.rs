@@ -12,13 +12,15 @@
 //! shorter one. The API is served through [`serve_api`], which builds what actix-web's
 //! `HttpServer` builds, with this transport under it.
 //!
-//! Everything else passes through untouched; the only work per request is measuring its
-//! request line as it is read.
+//! The connection also hands the library one request at a time when a client pipelines
+//! ([`crate::pipelining`]). Everything else passes through untouched; the only work per
+//! request is measuring its request line and finding where it ends as it is read.
 
 use std::future::Future;
 use std::io;
 use std::net::{SocketAddr, TcpListener};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -28,6 +30,7 @@ use actix_web::rt::net::TcpStream;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::MetricsOn;
+use crate::pipelining::{ConnectionGate, LONGEST_HOLD, RequestFraming};
 use crate::request_context::{MAX_HEADER_BYTES, MAX_URI_BYTES};
 use crate::state::AppState;
 
@@ -78,6 +81,10 @@ pub fn serve_api(
                 .client_request_timeout(Duration::from_secs(5))
                 .client_disconnect_timeout(Duration::from_secs(1))
                 .local_addr(address)
+                // Each request's answer is counted on its connection (`pipelining`).
+                .on_connect_ext(|connection: &ProblemTransport<TcpStream>, data| {
+                    data.insert(connection.gate.clone());
+                })
                 .expect(fn_service({
                     let state = state.clone();
                     move |request: actix_http::Request| {
@@ -167,9 +174,10 @@ async fn stop_on_signals(server: actix_server::ServerHandle) {
     }
 }
 
-/// A connection whose bare parse-error answers become problem+json, and which gives up on a
-/// client that reads nothing of an answer for `stall_limit`: the connection closes, and the
-/// answer (a list page's share of the list budget with it) is let go.
+/// A connection whose bare parse-error answers become problem+json, which gives up on a
+/// client that reads nothing of an answer for `stall_limit` (the connection closes, and the
+/// answer, a list page's share of the list budget with it, is let go), and which holds a
+/// pipelined request until the one before it is answered.
 pub struct ProblemTransport<T> {
     io: T,
     stall_limit: Duration,
@@ -181,6 +189,14 @@ pub struct ProblemTransport<T> {
     request_line: usize,
     /// Still reading that line (no `\n` seen since the last answer).
     in_request_line: bool,
+    /// Where the requests read end, so that a pipelined one waits for the answer before it.
+    framing: RequestFraming,
+    /// How many requests were answered (the application's side counts them).
+    gate: Arc<ConnectionGate>,
+    /// Bytes read past the end of a request still unanswered.
+    held: Vec<u8>,
+    /// Running while a pipelined request is held.
+    holding: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl<T> ProblemTransport<T> {
@@ -192,7 +208,34 @@ impl<T> ProblemTransport<T> {
             pending: Vec::new(),
             request_line: 0,
             in_request_line: true,
+            framing: RequestFraming::default(),
+            gate: Arc::default(),
+            held: Vec::new(),
+            holding: None,
         }
+    }
+
+    /// `Pending` while the request that the next bytes start must wait for the answer to
+    /// the one before it (at most [`LONGEST_HOLD`], then this connection is no longer held).
+    fn poll_hold(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.framing.must_hold(self.gate.answered()) {
+            self.holding = None;
+            return Poll::Ready(());
+        }
+        self.gate.wait_for_answer(cx.waker());
+        if !self.framing.must_hold(self.gate.answered()) {
+            self.holding = None;
+            return Poll::Ready(());
+        }
+        let timer = self
+            .holding
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(LONGEST_HOLD)));
+        if timer.as_mut().poll(cx).is_ready() {
+            self.holding = None;
+            self.framing.give_up();
+            return Poll::Ready(());
+        }
+        Poll::Pending
     }
 
     /// Measures the request line in what was read; the rest of a request (headers, body) is
@@ -284,13 +327,32 @@ impl<T: AsyncRead + Unpin> AsyncRead for ProblemTransport<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
         let this = &mut *self;
-        let polled = Pin::new(&mut this.io).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            this.note_read(&buf.filled()[before..]);
+        if this.poll_hold(cx).is_pending() {
+            return Poll::Pending;
         }
-        polled
+        let before = buf.filled().len();
+        if !this.held.is_empty() {
+            let given = this.held.len().min(buf.remaining());
+            let taken = this.framing.advance(&this.held[..given]);
+            buf.put_slice(&this.held[..taken]);
+            this.held.drain(..taken);
+        } else {
+            let polled = Pin::new(&mut this.io).poll_read(cx, buf);
+            if !matches!(polled, Poll::Ready(Ok(()))) {
+                return polled;
+            }
+            let read = before..buf.filled().len();
+            let taken = this.framing.advance(&buf.filled()[read.clone()]);
+            if taken < read.len() {
+                // What follows the end of a request waits for its answer.
+                this.held
+                    .extend_from_slice(&buf.filled()[read.start + taken..read.end]);
+                buf.set_filled(read.start + taken);
+            }
+        }
+        this.note_read(&buf.filled()[before..]);
+        Poll::Ready(Ok(()))
     }
 }
 

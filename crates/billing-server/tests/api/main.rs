@@ -23,6 +23,7 @@ mod fuzzing_findings;
 mod hostile;
 mod operations;
 mod owner_scope;
+mod pipelining;
 mod races;
 mod rated_records;
 mod rating_lookups;

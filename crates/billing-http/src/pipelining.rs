@@ -1,0 +1,349 @@
+//! HTTP/1.1 pipelining made safe under the HTTP library: one request handed over at a time.
+//!
+//! actix-http 3.20 keeps "the request is a `HEAD`" in its connection's codec, set by the latest
+//! request it *read*, and frames an answer by it when the answer's head is *written*. A client
+//! that pipelines (sends its next request before the answer to the last) would get the answer
+//! to a `GET` without its body, or the answer to a `HEAD` with one, whenever the earlier
+//! request's handler had not answered by the time the later one was read: the connection's
+//! framing is then broken for the rest of it.
+//!
+//! So the connection ([`crate::transport::ProblemTransport`]) follows where each request ends
+//! ([`RequestFraming`]: the head, then a `Content-Length` body) and holds the bytes that follow
+//! a request until the application has answered it. An answer counts once its body is let go
+//! ([`AnsweredBody`], put on every answer by [`middleware`], the outermost layer): the library
+//! has written its head by then. A request whose framing the connection does not follow (a
+//! chunked body, `Upgrade`, folded or malformed headers) ends the holding on that connection,
+//! which goes on as before; so does an answer that takes longer than [`LONGEST_HOLD`].
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use actix_web::body::{BodySize, BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use futures_util::task::AtomicWaker;
+
+/// The longest a connection holds a pipelined request for the answer to the one before it;
+/// then it stops holding on that connection.
+pub const LONGEST_HOLD: Duration = Duration::from_secs(2);
+
+/// The longest request head followed (the HTTP library refuses a longer one with 431).
+const LONGEST_HEAD: usize = 160 * 1024;
+
+/// What one connection's reading side and its answers share: how many requests were answered.
+#[derive(Debug, Default)]
+pub struct ConnectionGate {
+    answered: AtomicU64,
+    reader: AtomicWaker,
+}
+
+impl ConnectionGate {
+    /// How many of the connection's requests the application has answered.
+    pub fn answered(&self) -> u64 {
+        self.answered.load(Ordering::Acquire)
+    }
+
+    /// The reading side waits for an answer: `waker` is woken by the next one.
+    pub fn wait_for_answer(&self, waker: &Waker) {
+        self.reader.register(waker);
+    }
+
+    fn note_answered(&self) {
+        self.answered.fetch_add(1, Ordering::AcqRel);
+        self.reader.wake();
+    }
+}
+
+/// An answer's body that tells its connection, when let go, that its request was answered.
+pub struct AnsweredBody {
+    body: BoxBody,
+    gate: Option<Arc<ConnectionGate>>,
+}
+
+impl MessageBody for AnsweredBody {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Pin::new(&mut self.body).poll_next(cx)
+    }
+}
+
+impl Drop for AnsweredBody {
+    fn drop(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            gate.note_answered();
+        }
+    }
+}
+
+/// Puts [`AnsweredBody`] on every answer so that the connection learns of each (outermost:
+/// the library takes this body as it is). An error that reaches the library instead of an
+/// answer (none does: `request_context` answers every request) counts as answered at once.
+pub async fn middleware(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<AnsweredBody>, actix_web::Error> {
+    let gate = request.conn_data::<Arc<ConnectionGate>>().cloned();
+    match next.call(request).await {
+        Ok(response) => Ok(response
+            .map_into_boxed_body()
+            .map_body(|_, body| AnsweredBody { body, gate })),
+        Err(error) => {
+            if let Some(gate) = gate {
+                gate.note_answered();
+            }
+            Err(error)
+        }
+    }
+}
+
+/// Where the requests on a connection end, followed in the bytes as they are read.
+#[derive(Debug)]
+pub struct RequestFraming {
+    state: Framing,
+    /// Requests whose head was read whole.
+    requests: u64,
+}
+
+#[derive(Debug)]
+enum Framing {
+    /// In a request head (the bytes so far; empty before its first).
+    Head(Vec<u8>),
+    /// In a request body: this many bytes still to come.
+    Body(u64),
+    /// Not followed any more on this connection.
+    Lost,
+}
+
+impl Default for RequestFraming {
+    fn default() -> Self {
+        Self {
+            state: Framing::Head(Vec::new()),
+            requests: 0,
+        }
+    }
+}
+
+impl RequestFraming {
+    /// Whether the next byte starts a request while the one before it is still unanswered
+    /// (`answered` requests were): that byte is held.
+    pub fn must_hold(&self, answered: u64) -> bool {
+        matches!(&self.state, Framing::Head(head) if head.is_empty()) && answered < self.requests
+    }
+
+    /// Stops following this connection (it goes on unheld).
+    pub fn give_up(&mut self) {
+        self.state = Framing::Lost;
+    }
+
+    /// Follows `bytes`, read after those before: how many of them may be handed over now.
+    /// That is all of them, or the ones up to the end of a request when others follow it
+    /// (those wait until [`must_hold`](Self::must_hold) says no).
+    pub fn advance(&mut self, bytes: &[u8]) -> usize {
+        let mut taken = 0;
+        while taken < bytes.len() {
+            let rest = &bytes[taken..];
+            match &mut self.state {
+                Framing::Lost => return bytes.len(),
+                Framing::Body(left) => {
+                    let part =
+                        usize::try_from(*left).map_or(rest.len(), |left| left.min(rest.len()));
+                    taken += part;
+                    *left -= part as u64;
+                    if *left == 0 {
+                        self.state = Framing::Head(Vec::new());
+                        return taken;
+                    }
+                }
+                // Empty lines before a request line are read past, as the library does.
+                Framing::Head(head) if head.is_empty() && matches!(rest[0], b'\r' | b'\n') => {
+                    taken += 1;
+                }
+                Framing::Head(head) => {
+                    let searched_from = head.len().saturating_sub(2);
+                    let before = head.len();
+                    head.extend_from_slice(rest);
+                    let Some(end) = head_end(head, searched_from) else {
+                        if head.len() > LONGEST_HEAD {
+                            self.state = Framing::Lost;
+                        }
+                        return bytes.len();
+                    };
+                    taken += end - before;
+                    self.requests += 1;
+                    self.state = match body_length(&head[..end]) {
+                        Some(0) => Framing::Head(Vec::new()),
+                        Some(length) => Framing::Body(length),
+                        None => Framing::Lost,
+                    };
+                    if matches!(self.state, Framing::Head(_)) {
+                        return taken;
+                    }
+                }
+            }
+        }
+        taken
+    }
+}
+
+/// The end of a request head (just past its empty line) in `head`, looking from `from`:
+/// lines end in CRLF or, as the library also reads them, in a bare LF.
+fn head_end(head: &[u8], from: usize) -> Option<usize> {
+    (from..head.len()).find_map(|at| match &head[at..] {
+        [b'\n', b'\n', ..] => Some(at + 2),
+        [b'\n', b'\r', b'\n', ..] => Some(at + 3),
+        _ => None,
+    })
+}
+
+/// The length of the body a request head announces: `None` when the head is one the
+/// connection does not follow (chunked or otherwise encoded, an upgrade, a folded or
+/// malformed header, more than one `Content-Length`, or one that is not plain digits).
+fn body_length(head: &[u8]) -> Option<u64> {
+    let mut length = None;
+    for line in head.split(|byte| *byte == b'\n').skip(1) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            break;
+        }
+        let colon = line.iter().position(|byte| *byte == b':')?;
+        let (name, value) = (&line[..colon], &line[colon + 1..]);
+        if name.is_empty() || name.iter().any(|byte| !byte.is_ascii_graphic()) {
+            return None;
+        }
+        if name.eq_ignore_ascii_case(b"transfer-encoding") || name.eq_ignore_ascii_case(b"upgrade")
+        {
+            return None;
+        }
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let digits = value.trim_ascii();
+            if length.is_some()
+                || digits.is_empty()
+                || digits.len() > 18
+                || !digits.iter().all(u8::is_ascii_digit)
+            {
+                return None;
+            }
+            length = std::str::from_utf8(digits).ok()?.parse::<u64>().ok();
+        }
+    }
+    Some(length.unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `stream` in reads of `piece` bytes, answering each request once the framing
+    /// holds what follows it: the stretches handed over, and how many requests were seen.
+    fn handed(stream: &[u8], piece: usize) -> (Vec<std::ops::Range<usize>>, u64) {
+        let mut framing = RequestFraming::default();
+        let (mut answered, mut handed, mut from) = (0, Vec::new(), 0);
+        for read in stream.chunks(piece) {
+            let mut rest = read;
+            while !rest.is_empty() {
+                if framing.must_hold(answered) {
+                    answered += 1;
+                }
+                let take = framing.advance(rest);
+                handed.push(from..from + take);
+                (from, rest) = (from + take, &rest[take..]);
+            }
+        }
+        (handed, framing.requests)
+    }
+
+    #[test]
+    fn pipelined_requests_are_handed_over_one_at_a_time_whatever_the_reads() {
+        let requests = [
+            "GET /v1/a HTTP/1.1\r\nhost: x\r\n\r\n",
+            "POST /v1/a HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
+            "\r\nHEAD /v1/a HTTP/1.1\nhost: x\n\n",
+            "GET /v1/b HTTP/1.1\r\n\r\n",
+        ];
+        let stream = requests.concat();
+        let ends: Vec<usize> = requests
+            .iter()
+            .scan(0, |end, request| {
+                *end += request.len();
+                Some(*end)
+            })
+            .collect();
+        for piece in [1, 2, 3, 7, 64, stream.len()] {
+            let (handed, seen) = handed(stream.as_bytes(), piece);
+            assert_eq!(seen, 4, "piece {piece}");
+            assert_eq!(handed.last().map(|last| last.end), Some(stream.len()));
+            for stretch in &handed {
+                assert!(
+                    !ends
+                        .iter()
+                        .any(|end| stretch.start < *end && *end < stretch.end),
+                    "reads of {piece}: {stretch:?} runs past the end of a request ({ends:?})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_request_after_an_unanswered_one_waits() {
+        let mut framing = RequestFraming::default();
+        let bytes = b"GET / HTTP/1.1\r\n\r\nHEAD / HTTP/1.1\r\n\r\n";
+        assert_eq!(framing.advance(bytes), 18);
+        assert!(framing.must_hold(0), "the HEAD waits for the GET's answer");
+        assert!(!framing.must_hold(1));
+        assert_eq!(framing.advance(&bytes[18..]), 19);
+        assert!(framing.must_hold(1));
+        // A request that comes after its predecessor was answered is never held.
+        assert!(!framing.must_hold(2));
+    }
+
+    #[test]
+    fn what_the_connection_does_not_follow_is_never_held() {
+        for head in [
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "GET / HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+            "GET / HTTP/1.1\r\nX-A: 1\r\n  folded\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length : 2\r\n\r\n",
+        ] {
+            let mut framing = RequestFraming::default();
+            let stream = format!("{head}ab GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n");
+            assert_eq!(framing.advance(stream.as_bytes()), stream.len(), "{head:?}");
+            assert!(!framing.must_hold(0), "{head:?}");
+        }
+        // A head longer than the library reads is not followed either.
+        let mut framing = RequestFraming::default();
+        let long = format!("GET / HTTP/1.1\r\nX-Long: {}", "a".repeat(LONGEST_HEAD));
+        framing.advance(long.as_bytes());
+        assert_eq!(framing.advance(b"\r\n\r\nGET / HTTP/1.1\r\n\r\n"), 22);
+        assert!(!framing.must_hold(0));
+    }
+
+    #[test]
+    fn a_body_of_the_announced_length_is_read_past_in_any_pieces() {
+        let mut framing = RequestFraming::default();
+        assert_eq!(
+            framing.advance(b"PUT / HTTP/1.1\r\ncontent-length: 5\r\n\r\nab"),
+            39
+        );
+        assert!(!framing.must_hold(0), "still in the body");
+        assert_eq!(
+            framing.advance(b"cdeGET"),
+            3,
+            "the body ends, the next request waits"
+        );
+        assert!(framing.must_hold(0));
+    }
+}
