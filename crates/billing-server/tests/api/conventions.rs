@@ -216,6 +216,7 @@ api_test! {
         let found = app.head(&format!("{PATH}?chargingUnitType=DURATION"));
         assert_eq!((found.status, found.header("x-total-count")), (200, Some("2")));
         assert!(found.text.is_empty());
+        assert_eq!(found.header("content-length"), None, "not the 0 that no GET would send");
         let none = app.head(&format!("{PATH}?name=Nothing"));
         assert_eq!((none.status, none.header("x-total-count")), (404, Some("0")));
         assert_eq!(app.head(&format!("{PATH}?colour=red")).status, 400);

@@ -88,7 +88,8 @@ pub async fn exists<R: Resource>(
     let mut response = HttpResponse::build(status);
     response.insert_header(("X-Total-Count", total.to_string()));
     applied(&state, stated, &mut response);
-    Ok(response.finish())
+    // No `Content-Length`: a HEAD may send only the length its GET's body would have.
+    Ok(response.body(actix_web::body::None::new()))
 }
 
 /// `Preference-Applied: count=…` when the request stated a count preference: the one that
