@@ -172,30 +172,21 @@ impl RequestFraming {
                 }
                 Framing::Head(head) => {
                     // A head read whole in one piece (the usual case) is looked at where it is.
-                    let (end, complete) = if head.is_empty() {
-                        match head_end(rest, 0) {
-                            Some(end) => (end, &rest[..end]),
-                            None => {
-                                head.extend_from_slice(rest);
-                                if head.len() > LONGEST_HEAD {
-                                    self.state = Framing::Lost;
-                                }
-                                return bytes.len();
-                            }
-                        }
+                    let found = if head.is_empty() {
+                        head_end(rest, 0).map(|end| (end, &rest[..end]))
                     } else {
-                        let searched_from = head.len().saturating_sub(2);
-                        let before = head.len();
+                        let (searched_from, before) = (head.len().saturating_sub(2), head.len());
                         head.extend_from_slice(rest);
-                        match head_end(head, searched_from) {
-                            Some(end) => (end - before, &head[..end]),
-                            None => {
-                                if head.len() > LONGEST_HEAD {
-                                    self.state = Framing::Lost;
-                                }
-                                return bytes.len();
-                            }
+                        head_end(head, searched_from).map(|end| (end - before, &head[..end]))
+                    };
+                    let Some((end, complete)) = found else {
+                        if head.is_empty() {
+                            head.extend_from_slice(rest);
                         }
+                        if head.len() > LONGEST_HEAD {
+                            self.state = Framing::Lost;
+                        }
+                        return bytes.len();
                     };
                     let body = body_length(complete);
                     taken += end;

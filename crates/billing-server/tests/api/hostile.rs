@@ -16,7 +16,7 @@ fn id(value: &Value) -> i64 {
 }
 
 /// A raw connection to the server, reads giving up after 20 s.
-fn connect(app: &TestApp) -> std::net::TcpStream {
+pub(crate) fn connect(app: &TestApp) -> std::net::TcpStream {
     let address = app.base.trim_start_matches("http://");
     let stream = std::net::TcpStream::connect(address).expect("connect");
     stream

@@ -3,10 +3,10 @@
 //! `HEAD` answer has no body and the `GET` beside it keeps its own.
 
 use std::io::{Read, Write};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::hostile::connect;
 use crate::support::TestApp;
 
 const PATH: &str = "/v1/charge-group-categories";
@@ -21,11 +21,7 @@ struct Answer {
 /// Sends `requests` (method, path, body) in one write on one connection, the last with
 /// `Connection: close`, and reads the answers in order, framing each by its request's method.
 fn pipelined(app: &TestApp, requests: &[(&str, String, Option<Value>)]) -> Vec<Answer> {
-    let address = app.base.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(address).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .expect("timeout");
+    let mut stream = connect(app);
     let mut sent = Vec::new();
     for (index, (method, path, body)) in requests.iter().enumerate() {
         let close = if index + 1 == requests.len() {
@@ -127,9 +123,7 @@ api_test! {
 
     fn a_request_behind_a_chunked_body_is_still_answered(app) {
         // A chunked body is passed on as it comes; what follows it is answered too.
-        let address = app.base.trim_start_matches("http://");
-        let mut stream = std::net::TcpStream::connect(address).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+        let mut stream = connect(&app);
         let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
         let token = &app.admin_token;
         let requests = format!(

@@ -57,12 +57,12 @@ pub async fn bulk_update<R: Resource>(
                 patch::strip_read_only(&mut document, R::FIELDS);
                 let mut input = parse_input::<R>(document, &element, Origin::Stored)?;
                 R::attach_prepared(&mut input, &prepared).map_err(|e| e.within(&element))?;
-                let write = |c: &mut billing_persistence::DbConnection| {
+                let write = |c: &mut billing_persistence::DbConnection, current: &R::Record| {
                     replace_recorded::<R>(
                         c,
                         &writer,
                         Action::Update,
-                        &current,
+                        current,
                         &before,
                         input,
                         &WriteRequest {
@@ -73,14 +73,7 @@ pub async fn bulk_update<R: Resource>(
                     .and_then(|record| record.ok_or_else(|| lost_race(false)))
                     .map_err(|e| e.within(&element))
                 };
-                // An element that changes nothing is checked, then undone, as a `PATCH` that
-                // changes nothing is (change.rs): its record keeps its version, no audit event.
-                let record = if unchanged {
-                    billing_persistence::run_then_undo(c, write).map(|_| current)?
-                } else {
-                    write(c)?
-                };
-                records.push(record);
+                records.push(written_unless_unchanged(c, unchanged, current, write)?);
             }
             Ok::<_, ApiError>(records)
         })

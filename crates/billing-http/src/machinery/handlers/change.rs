@@ -69,26 +69,21 @@ pub async fn patch<R: Resource>(
             patch::strip_read_only(&mut document, R::FIELDS);
             let mut input = parse_input::<R>(document, "", Origin::Stored)?;
             R::attach_prepared(&mut input, &prepared)?;
-            let write = |c: &mut billing_persistence::DbConnection| {
+            let write = |c: &mut billing_persistence::DbConnection, current: &R::Record| {
                 replace_recorded::<R>(
                     c,
                     &writer,
                     Action::Patch,
-                    &current,
+                    current,
                     &before,
                     input,
                     &write_request,
                 )?
                 .ok_or_else(|| lost_race(condition.is_some()))
             };
-            if !unchanged {
-                return write(c);
-            }
-            // A patch that changes nothing (an empty one, only `test`s, values as stored) is
-            // checked as any write is (scope, rules, version), then undone: no new version, no
-            // new `updatedDate`, no audit event, and other clients' ETags stay good. (What a
-            // record shows of others, a mandate's status, is read with it, never stored stale.)
-            billing_persistence::run_then_undo(c, write).map(|_| current)
+            // A patch that changes nothing: an empty one, only `test`s, values as stored. (What
+            // a record shows of others, a mandate's status, is read with it, never stored stale.)
+            written_unless_unchanged(c, unchanged, current, write)
         })
     })
     .await??;

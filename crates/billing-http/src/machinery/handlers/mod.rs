@@ -98,6 +98,23 @@ fn with_etag(mut response: HttpResponse, tag: &str) -> HttpResponse {
     response
 }
 
+/// Runs `write`, or, when it `changes_nothing` (the document equals the record as read, no
+/// write-only value is set), runs it to check it as any write is (scope, rules, version) and
+/// undoes it: the record keeps its version and `updatedDate`, no audit event is written, and
+/// other clients' ETags stay good (docs/api.md "Concurrency"). `current` is then the answer.
+fn written_unless_unchanged<T>(
+    connection: &mut billing_persistence::DbConnection,
+    changes_nothing: bool,
+    current: T,
+    write: impl FnOnce(&mut billing_persistence::DbConnection, &T) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    if changes_nothing {
+        billing_persistence::run_then_undo(connection, |c| write(c, &current)).map(|_| current)
+    } else {
+        write(connection, &current)
+    }
+}
+
 /// The record `id` as it is now: 404 when missing, 412 when `If-Match` no longer matches.
 fn current<R: Resource>(
     connection: &mut billing_persistence::DbConnection,
