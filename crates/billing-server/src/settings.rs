@@ -430,6 +430,48 @@ mod tests {
         assert!(missing.is_empty(), "undescribed: {missing:?}");
     }
 
+    /// The documented defaults (decisions §1 and §2, docs/operations.md): the integration tests
+    /// set most of these explicitly, so this is what would notice one changing.
+    #[test]
+    fn the_documented_defaults() {
+        let command = Cli::command();
+        let defaults: Vec<(&str, String)> = [
+            "BILLING_ACCESS_TOKEN_MINUTES",
+            "BILLING_REFRESH_TOKEN_DAYS",
+            "BILLING_LOGIN_MAX_FAILURES",
+            "BILLING_LOGIN_WINDOW_SECONDS",
+            "BILLING_BODY_LIMIT_BYTES",
+            "BILLING_BODY_TIMEOUT_SECONDS",
+            "BILLING_BIND",
+        ]
+        .into_iter()
+        .map(|variable| {
+            let arg = command
+                .get_arguments()
+                .find(|arg| arg.get_env().is_some_and(|env| env == variable))
+                .unwrap_or_else(|| panic!("{variable} is not a setting"));
+            let values: Vec<String> = arg
+                .get_default_values()
+                .iter()
+                .map(|value| value.to_string_lossy().into_owned())
+                .collect();
+            (variable, values.join(","))
+        })
+        .collect();
+        assert_eq!(
+            defaults,
+            [
+                ("BILLING_ACCESS_TOKEN_MINUTES", "15".to_owned()),
+                ("BILLING_REFRESH_TOKEN_DAYS", "30".to_owned()),
+                ("BILLING_LOGIN_MAX_FAILURES", "5".to_owned()),
+                ("BILLING_LOGIN_WINDOW_SECONDS", "900".to_owned()),
+                ("BILLING_BODY_LIMIT_BYTES", "1048576".to_owned()),
+                ("BILLING_BODY_TIMEOUT_SECONDS", "30".to_owned()),
+                ("BILLING_BIND", "127.0.0.1:8080".to_owned()),
+            ]
+        );
+    }
+
     #[test]
     fn help_lists_every_setting() {
         let help = Cli::command().render_long_help().to_string();

@@ -196,6 +196,44 @@ api_test! {
         sign_in(&app, json!({ "username": "reader", "password": "a-long-enough-password" })).assert_problem(401);
     }
 
+    fn deactivating_a_user_or_changing_their_password_revokes_their_refresh_tokens(app) {
+        let refresh = |pair: &Value| {
+            let body = json!({ "refreshToken": pair["refreshToken"] }).to_string();
+            app.send("POST", "/v1/authenticate/refresh", None, &[], Some(("application/json", body)))
+        };
+        app.user_with_roles("reader", &["READ_ONLY"]);
+        let id = app.get("/v1/users?page=1&pageSize=10&username=reader").json()[0]["id"].as_i64().expect("id");
+        let path = format!("/v1/users/{id}");
+        let pair = sign_in(&app, json!({ "username": "reader", "password": "a-long-enough-password" })).json();
+        assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/password", "value": "another-long-password" }])).status, 200);
+        refresh(&pair).assert_problem(401);
+        sign_in(&app, json!({ "username": "reader", "password": "a-long-enough-password" })).assert_problem(401);
+        let pair = sign_in(&app, json!({ "username": "reader", "password": "another-long-password" }));
+        assert_eq!(pair.status, 200, "{}", pair.text);
+        let pair = pair.json();
+        // A change of anything else leaves them working.
+        assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/email", "value": "reader@example.com" }])).status, 200);
+        let pair = refresh(&pair);
+        assert_eq!(pair.status, 200, "{}", pair.text);
+        let pair = pair.json();
+        assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/active", "value": false }])).status, 200);
+        refresh(&pair).assert_problem(401);
+        // Reactivated, the revoked token stays dead; an inactive user's sign-in looked like a
+        // wrong password.
+        assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/active", "value": true }])).status, 200);
+        refresh(&pair).assert_problem(401);
+    }
+
+    fn an_inactive_users_sign_in_is_refused_like_a_wrong_password(app) {
+        app.user_with_roles("leaver", &["READ_ONLY"]);
+        let wrong = sign_in(&app, json!({ "username": "leaver", "password": "not-the-password" })).assert_problem(401);
+        let id = app.get("/v1/users?page=1&pageSize=10&username=leaver").json()[0]["id"].as_i64().expect("id");
+        assert_eq!(app.patch(&format!("/v1/users/{id}"), json!([{ "op": "replace", "path": "/active", "value": false }])).status, 200);
+        let inactive = sign_in(&app, json!({ "username": "leaver", "password": "a-long-enough-password" })).assert_problem(401);
+        assert_eq!(inactive["detail"], wrong["detail"]);
+        assert_eq!(inactive["title"], wrong["title"]);
+    }
+
     fn a_read_checks_the_caller_before_the_request(app) {
         // The first request reads the caller with its own work (one trip to the database);
         // the next ones find the caller in memory. Both refuse a missing permission (403)

@@ -377,6 +377,10 @@ api_test! {
         assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Calls", "nothing changed");
         // A list may mix both kinds: the strong tag matches.
         assert_eq!(put("W/\"1\", \"1\"").status, 200);
+        // `*` matches any current version.
+        assert_eq!(put("*").status, 200);
+        assert_eq!(app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "*")], None).status, 204);
+        app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "*")], None).assert_problem(404);
     }
 
     fn idempotency_keys_replay_the_first_response(app) {
@@ -391,6 +395,44 @@ api_test! {
         let other = json!({ "name": "Data", "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string();
         post("key-1", &other).assert_problem(409);
         post(&"k".repeat(256), &other).assert_problem(400);
+        // The same key on another path (with a body valid there) is another request: 409 too,
+        // nothing created.
+        let cycle = json!({ "name": "Monthly" }).to_string();
+        let elsewhere = app.send("POST", "/v1/billing-cycles", Some(&app.admin_token), &[("Idempotency-Key", "key-1")], Some(("application/json", cycle)));
+        elsewhere.assert_problem(409);
+        assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("0"));
+        // A refused request is not stored: corrected, it is sent again with its key and creates.
+        let refused = json!({ "name": "Data", "chargingUnitType": "PARSECS", "startDate": "2026-01-01" }).to_string();
+        assert_eq!(post("key-2", &refused).error_fields(), vec!["chargingUnitType"]);
+        assert_eq!(post("key-2", &other).status, 201);
+        assert_eq!(post("key-2", &other).header("idempotent-replayed"), Some("true"));
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("2"));
+    }
+
+    fn an_idempotency_key_is_forgotten_after_24_hours(app) {
+        use billing_persistence::schema::idempotency_keys;
+        use diesel::prelude::*;
+        let body = json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let post = || app.send("POST", PATH, Some(&app.admin_token), &[("Idempotency-Key", "day-old")], Some(("application/json", body.clone())));
+        assert_eq!(post().status, 201);
+        let age = |hours: i64| {
+            app.open_database()
+                .write(|c| {
+                    diesel::update(idempotency_keys::table)
+                        .set(idempotency_keys::created_date.eq(billing_persistence::now() - chrono::Duration::hours(hours)))
+                        .execute(c)
+                        .map_err(billing_persistence::PersistenceError::from)
+                })
+                .expect("age the stored key");
+        };
+        // 23 hours on, a retry is still a replay; 25 hours on, the key is free and creates.
+        age(23);
+        assert_eq!(post().header("idempotent-replayed"), Some("true"));
+        age(25);
+        let late = post();
+        assert_eq!(late.status, 201, "{}", late.text);
+        assert_eq!(late.header("idempotent-replayed"), None);
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("2"));
     }
 
     fn an_idempotent_replay_carries_the_first_etag(app) {

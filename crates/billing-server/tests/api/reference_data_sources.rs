@@ -64,6 +64,13 @@ api_test! {
         let renamed = app.patch(&format!("/v1/reference-data-sources/{}", chain.open_source), json!([{ "op": "replace", "path": "/name", "value": "Internal data" }]));
         assert_eq!(renamed.status, 200, "{}", renamed.text);
         assert_eq!(renamed.json()["locale"]["country"]["code"], "GB");
+        // Nor may the manager change or delete one: 403, nothing changed.
+        let path = format!("/v1/reference-data-sources/{}", chain.open_source);
+        let before = app.get(&path).text;
+        app.patch_as(&manager, &path, json!([{ "op": "replace", "path": "/name", "value": "Mine now" }])).assert_problem(403);
+        app.json_as(&manager, "PUT", &path, Some(json!({ "name": "Mine now", "locale": { "id": chain.locale }, "siMaintained": false }))).assert_problem(403);
+        app.json_as(&manager, "DELETE", &path, None).assert_problem(403);
+        assert_eq!(app.get(&path).text, before);
     }
 
     fn a_source_with_charge_groups_cannot_be_deleted(app) {

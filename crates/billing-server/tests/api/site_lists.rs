@@ -10,6 +10,23 @@ use super::sites::{
 };
 
 api_test! {
+    fn sites_filter_by_their_customers_sub_brand(app) {
+        let w = world(&app);
+        create_site(&app, site_body(&w, "Unbranded"));
+        // Sites filter by their customer's sub-brand.
+        let branded_owner = app.create("/v1/contract-owners", json!({ "name": "Branded", "subBrands": [{ "name": "North" }] }));
+        let brand = branded_owner["subBrands"][0]["id"].as_i64().expect("brand");
+        let branded = id(&app.create("/v1/customers", json!({ "customerName": "Branded customer", "customerReference": "B-1",
+            "contractOwnerId": branded_owner["id"], "contractOwnerSubBrandId": brand, "billingCycleId": w.cycle, "startDate": "2026-01-01" })));
+        assert_eq!(count(&app, &format!("contractOwnerSubBrandId={brand}")), 0);
+        let branded_site = create_site(&app, with(site_body(&w, "Branded site"), "/customerId", json!(branded)));
+        let by_brand = app.get(&format!("/v1/sites?page=1&pageSize=10&contractOwnerSubBrandId={brand}"));
+        assert_eq!(by_brand.header("x-total-count"), Some("1"));
+        assert_eq!(by_brand.json()[0]["id"], branded_site["id"]);
+        assert_eq!(app.patch(&format!("/v1/sites/{}", branded_site["id"]), json!([{ "op": "replace", "path": "/customerId", "value": w.customer }])).status, 200);
+        assert_eq!(count(&app, &format!("contractOwnerSubBrandId={brand}")), 0);
+    }
+
     fn sites_filter_sort_and_count_as_the_interface_lists(app) {
         let w = world(&app);
         let first = create_site(&app, site_body(&w, "Alpha Leeds"));
@@ -331,5 +348,20 @@ api_test! {
         app.get_as(&token, &format!("/v1/inventory-items/{}", their_item["id"])).assert_problem(403);
         app.post_as(&token, "/v1/inventory-items", json!({ "siteId": theirs["id"], "productCode": "Y", "startDate": "2026-01-01" })).assert_problem(403);
         assert_eq!(count(&app, ""), 2, "the refused create wrote nothing");
+        // A patch of another owner's site, or one that moves a site of theirs to another
+        // owner's customer, is 403 and changes nothing.
+        let their_path = format!("/v1/sites/{}", theirs["id"]);
+        let their_before = app.get(&their_path);
+        app.patch_as(&token, &their_path, json!([{ "op": "replace", "path": "/siteName", "value": "Taken" }])).assert_problem(403);
+        assert_eq!(app.get(&their_path).text, their_before.text);
+        let my_path = format!("/v1/sites/{}", mine["id"]);
+        let my_before = app.get(&my_path);
+        let moved = app.patch_as(&token, &my_path, json!([{ "op": "replace", "path": "/customerId", "value": rival }])).assert_problem(403);
+        assert_eq!(moved["detail"], "customerId: is outside your contract owners");
+        assert_eq!(app.get(&my_path).text, my_before.text);
+        assert_eq!(app.patch_as(&token, &my_path, json!([{ "op": "replace", "path": "/siteName", "value": "Still mine" }])).status, 200);
+        // A site that does not exist is 404, for them as for an administrator.
+        app.patch_as(&token, "/v1/sites/999999", json!([{ "op": "replace", "path": "/siteName", "value": "X" }])).assert_problem(404);
+        app.patch("/v1/sites/999999", json!([{ "op": "replace", "path": "/siteName", "value": "X" }])).assert_problem(404);
     }
 }

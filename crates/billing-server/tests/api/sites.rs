@@ -295,6 +295,14 @@ api_test! {
             "value": { "customFieldDefinitionId": w.field, "value": "CC-2" } }]));
         assert_eq!(twice.error_fields(), vec!["assignedCustomFields[1].customFieldDefinitionId"], "{}", twice.text);
         assert_eq!(app.get(&path).json()["assignedCustomFields"], site["assignedCustomFields"]);
+        // A definition that does not exist, by a patch or in a create: refused, naming it.
+        let unknown = app.patch(&path, json!([{ "op": "add", "path": "/assignedCustomFields/-",
+            "value": { "customFieldDefinitionId": 999_999, "value": "CC-3" } }]));
+        assert_eq!(unknown.error_fields(), vec!["assignedCustomFields[1].customFieldDefinitionId"], "{}", unknown.text);
+        let unknown_create = app.post("/v1/sites", with(site_body(&w, "Unknown field"), "/assignedCustomFields",
+            json!([{ "customFieldDefinitionId": 999_999, "value": "CC-1" }])));
+        assert_eq!(unknown_create.error_fields(), vec!["assignedCustomFields[0].customFieldDefinitionId"], "{}", unknown_create.text);
+        assert_eq!(app.get(&path).json()["assignedCustomFields"], site["assignedCustomFields"]);
         // Another definition is fine.
         let other = app.create("/v1/custom-field-definitions", json!({ "label": "Region" }));
         let added = app.patch(&path, json!([{ "op": "add", "path": "/assignedCustomFields/-",
@@ -428,6 +436,14 @@ api_test! {
         let template = id(&app.create("/v1/invoice-templates", json!({ "name": "Other", "type": "INVOICE" })));
         assert_eq!(app.patch(&path, json!([{ "op": "replace", "path": "/siteInvoiceDetails/invoiceTemplateId", "value": template }])).error_fields(),
             vec!["siteInvoiceDetails.invoiceTemplateId"]);
+        let summarised = create_site(&app, with(site_body(&w, "D"), "/siteInvoiceDetails/invoiceSummaryTemplateId", json!(w.summary_template)));
+        let summarised_path = format!("/v1/sites/{}", summarised["id"]);
+        let other_summary = id(&app.create("/v1/invoice-templates", json!({ "name": "Other summary", "type": "INVOICE_SUMMARY" })));
+        for value in [json!(other_summary), Value::Null] {
+            assert_eq!(app.patch(&summarised_path, json!([{ "op": "replace", "path": "/siteInvoiceDetails/invoiceSummaryTemplateId", "value": value }])).error_fields(),
+                vec!["siteInvoiceDetails.invoiceSummaryTemplateId"]);
+        }
+        assert_eq!(app.get(&summarised_path).json()["siteInvoiceDetails"]["invoiceSummaryTemplateId"], w.summary_template);
         // A template in use cannot be deleted.
         app.delete(&format!("/v1/invoice-templates/{}", w.invoice_template)).assert_problem(409);
         // The mandate's status shows on the site as it changes, and moves the site's ETag.

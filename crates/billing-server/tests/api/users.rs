@@ -1,6 +1,6 @@
 //! `/v1/users` and `/v1/user-roles`.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::TestApp;
 
@@ -73,6 +73,15 @@ api_test! {
             { "username": "third", "password": "long-enough-pass", "roles": ["READ_ONLY"] }
         ]));
         duplicate_inside.assert_problem(409);
+        assert_eq!(app.get("/v1/users?page=1&pageSize=10").header("x-total-count"), Some("3"));
+        // A bulk body holds 1 to 100 elements: none, or 101, is 400 naming the body, for a
+        // create and an update alike, and nothing is written.
+        let many: Vec<Value> = (0..101).map(|n| json!({ "username": format!("u{n}"), "password": "long-enough-pass", "roles": ["READ_ONLY"] })).collect();
+        for (method, body) in [("POST", json!([])), ("POST", Value::Array(many)), ("PATCH", json!([])),
+            ("PATCH", Value::Array((0..101).map(|_| json!({ "id": 2, "active": true })).collect()))] {
+            let reply = app.json_as(&app.admin_token, method, "/v1/users", Some(body));
+            assert_eq!(reply.error_fields(), vec!["body"], "{method}: {}", reply.text);
+        }
         assert_eq!(app.get("/v1/users?page=1&pageSize=10").header("x-total-count"), Some("3"));
     }
 
