@@ -13,9 +13,14 @@ const RETENTION_HOURS: i64 = 24;
 
 /// The key of a request, if it carries one: 1..=255 visible ASCII characters.
 pub fn key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
-    let Some(value) = request.headers().get(HEADER) else {
+    let mut values = request.headers().get_all(HEADER);
+    let Some(value) = values.next() else {
         return Ok(None);
     };
+    // Two keys are two answers to "which request is this": neither is guessed.
+    if values.next().is_some() {
+        return Err(ApiError::field("Idempotency-Key", "must be sent once"));
+    }
     match value.to_str() {
         Ok(text)
             if !text.is_empty()

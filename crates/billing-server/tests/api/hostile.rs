@@ -179,6 +179,19 @@ api_test! {
         assert_eq!(app.head("/v1/charge-group-categories").header("x-total-count"), Some("0"));
     }
 
+    fn an_idempotency_key_sent_twice_is_refused_not_read_as_the_first(app) {
+        let body = br#"{"name":"Twice"}"#;
+        let head = format!(
+            "POST /v1/billing-cycles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nIdempotency-Key: d1\r\nIdempotency-Key: d2\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            app.admin_token,
+            body.len()
+        );
+        let answer = raw(&app, &head, body, Duration::ZERO);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        assert!(answer.contains("\"field\":\"Idempotency-Key\""), "{answer}");
+        assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("0"));
+    }
+
     fn a_body_larger_than_any_route_takes_is_refused_before_it_is_sent(app) {
         // curl asks Expect: 100-continue for bodies over 1 MiB: the answer is 413 at once, not
         // "100 Continue" and a refusal once megabytes have been sent.
