@@ -55,7 +55,7 @@ pub use children::*;
 
 pub use connection::{
     Backend, Database, DatabaseConfig, DbConnection, IMPORT_LOCK_KEY, Opened, PoolStatus, Pooled,
-    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving, run_then_undo,
+    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving, run_undone_unless,
 };
 pub use error::{PersistenceError, StorageError, StorageFault};
 

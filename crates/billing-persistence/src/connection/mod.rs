@@ -23,7 +23,7 @@ use pool::{
     SQLITE_WRITE_PATIENCE, SharedEvents,
 };
 use transactions::{Isolation, retry_pause, run_noting_loss, write_transaction};
-pub use transactions::{WRITE_ATTEMPTS, run_then_undo};
+pub use transactions::{WRITE_ATTEMPTS, run_undone_unless};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");

@@ -62,22 +62,39 @@ where
     }
 }
 
-/// Runs `work` inside a savepoint of the write transaction `connection` is in, then rolls
-/// the savepoint back whatever the outcome: the transaction is as it was before `work`, and
-/// `work`'s result (its checks passed or not) is returned. A patch that changes nothing is
-/// checked as a write is, then undone (docs/api.md, "Concurrency").
-pub fn run_then_undo<T, E>(
+/// Runs `work` inside a savepoint of the write transaction `connection` is in, and keeps what
+/// it wrote only when `keep` says so of its result: otherwise the savepoint is rolled back and
+/// the transaction is as it was before `work` (`Ok(None)`). A failed `work` is rolled back too
+/// and its error returned. A patch that changes nothing is checked as a write is, then undone
+/// (docs/api.md, "Concurrency").
+pub fn run_undone_unless<T, E>(
     connection: &mut DbConnection,
     work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
-) -> Result<T, E>
+    keep: impl FnOnce(&T) -> bool,
+) -> Result<Option<T>, E>
 where
     E: StorageError,
 {
     type Manager = <DbConnection as Connection>::TransactionManager;
     Manager::begin_transaction(connection).map_err(PersistenceError::from)?;
-    let outcome = work(connection);
-    Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
-    outcome
+    match work(connection) {
+        Ok(value) if keep(&value) => {
+            Manager::commit_transaction(connection).map_err(PersistenceError::from)?;
+            Ok(Some(value))
+        }
+        Ok(_) => {
+            Manager::rollback_transaction(connection).map_err(PersistenceError::from)?;
+            Ok(None)
+        }
+        Err(error) => {
+            // The enclosing transaction fails with `error` and is rolled back whole; a failed
+            // savepoint rollback must not hide what went wrong (a retryable conflict).
+            if let Err(rollback) = Manager::rollback_transaction(connection) {
+                tracing::error!(error = %rollback, "savepoint rollback failed");
+            }
+            Err(error)
+        }
+    }
 }
 
 /// Runs `work` on a pooled connection and marks the connection lost when the error says the

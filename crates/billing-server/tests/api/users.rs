@@ -122,6 +122,50 @@ api_test! {
         assert_eq!(reply.status, 200, "{}", reply.text);
         assert_ne!(app.get("/v1/users/2").header("etag").map(str::to_owned), tag_2);
         app.login("a1", "another-long-pass");
+        // A record named twice is refused, naming the second, and nothing is written; an id
+        // that is not an integer is said to be one, not to be missing.
+        let tag_2 = app.get("/v1/users/2").header("etag").map(str::to_owned);
+        let twice = json!([{ "id": 2, "email": "x@example.com" }, { "id": 2, "email": "y@example.com" }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", twice)));
+        assert_eq!(reply.error_fields(), vec!["[1].id"], "{}", reply.text);
+        assert_eq!(app.get("/v1/users/2").header("etag").map(str::to_owned), tag_2);
+        for id in [json!("2"), json!(2.5), json!(0)] {
+            let body = json!([{ "id": id, "email": "x@example.com" }]).to_string();
+            let problem = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", body))).assert_problem(400);
+            assert_eq!(problem["errors"][0]["field"], "[0].id", "{problem}");
+            assert!(problem["errors"][0]["message"].as_str().expect("message").starts_with("must be an integer"), "{problem}");
+        }
+    }
+
+    fn a_patch_that_changes_nothing_once_normalised_keeps_the_version(app) {
+        let owner = app.create("/v1/contract-owners", json!({ "name": "A" }));
+        let other = app.create("/v1/contract-owners", json!({ "name": "B" }));
+        let user = app.create("/v1/users", json!({ "username": "scoped", "password": "long-enough-pass",
+            "roles": ["BILLING_MANAGER", "READ_ONLY"], "contractOwnerIds": [owner["id"], other["id"]] }));
+        let path = format!("/v1/users/{}", user["id"]);
+        let events = || app.head(&format!("/v1/audit-events?resource=users&recordId={}", user["id"])).header("x-total-count").map(str::to_owned);
+        let (tag, audited) = (app.get(&path).header("etag").map(str::to_owned), events());
+        // A role or an owner added again, the same ids in another order, a password given and
+        // taken back: each is stored as it was, so nothing is written.
+        for operations in [
+            json!([{ "op": "add", "path": "/roles/-", "value": "READ_ONLY" }]),
+            json!([{ "op": "add", "path": "/contractOwnerIds/-", "value": owner["id"] }]),
+            json!([{ "op": "replace", "path": "/contractOwnerIds", "value": [other["id"], owner["id"]] }]),
+            json!([{ "op": "move", "from": "/roles/0", "path": "/roles/-" }]),
+            json!([{ "op": "add", "path": "/password", "value": "a-new-long-password" }, { "op": "remove", "path": "/password" }]),
+        ] {
+            let reply = app.patch(&path, operations.clone());
+            assert_eq!(reply.status, 200, "{operations}: {}", reply.text);
+            assert_eq!(reply.header("etag").map(str::to_owned), tag, "{operations}");
+        }
+        assert_eq!(app.get(&path).header("etag").map(str::to_owned), tag);
+        assert_eq!(events(), audited, "no audit event");
+        app.login("scoped", "long-enough-pass");
+        // A real change still is one.
+        let reply = app.patch(&path, json!([{ "op": "remove", "path": "/roles/1" }]));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_ne!(reply.header("etag").map(str::to_owned), tag);
+        assert_ne!(events(), audited);
     }
 
     fn the_last_administrator_cannot_be_removed(app) {

@@ -27,14 +27,27 @@ pub async fn bulk_update<R: Resource>(
         let Value::Object(mut members) = element else {
             return Err(ApiError::field(element_name, "must be an object"));
         };
-        let id = members
-            .remove("id")
-            .and_then(|id| id.as_i64())
-            .filter(|id| *id >= 1);
-        let id = id.ok_or_else(|| {
-            ApiError::field("id", "is required: the id (>= 1) of the record to change")
-                .within(&element_name)
-        })?;
+        let id = match members.remove("id") {
+            None | Some(Value::Null) => Err(ApiError::field(
+                "id",
+                "is required: the id (>= 1) of the record to change",
+            )),
+            Some(id) => id.as_i64().filter(|id| *id >= 1).ok_or_else(|| {
+                ApiError::field(
+                    "id",
+                    "must be an integer >= 1 (the id of the record to change)",
+                )
+            }),
+        }
+        .map_err(|e| e.within(&element_name))?;
+        // One change per record: a second would be checked against the first's stale view.
+        if let Some((first, _, _)) = changes.iter().find(|(_, seen, _)| *seen == id) {
+            return Err(ApiError::field(
+                "id",
+                format!("names the same record as element [{first}]: change each record once"),
+            )
+            .within(&element_name));
+        }
         let members = Value::Object(members);
         check_body_members::<R>(&members, &element_name, false, Origin::Client)?;
         changes.push((index, id, members));
@@ -48,12 +61,11 @@ pub async fn bulk_update<R: Resource>(
                 let current =
                     current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;
                 let before = to_json(&current)?;
-                let sets_a_secret = !write_only_values::<R>(&members).is_empty();
+                let sets_more = !write_only_values::<R>(&members).is_empty();
                 let mut document = before.clone();
                 if let (Value::Object(map), Value::Object(members)) = (&mut document, members) {
                     map.extend(members);
                 }
-                let unchanged = document == before && !sets_a_secret;
                 patch::strip_read_only(&mut document, R::FIELDS);
                 let mut input = parse_input::<R>(document, &element, Origin::Stored)?;
                 R::attach_prepared(&mut input, &prepared).map_err(|e| e.within(&element))?;
@@ -73,7 +85,9 @@ pub async fn bulk_update<R: Resource>(
                     .and_then(|record| record.ok_or_else(|| lost_race(false)))
                     .map_err(|e| e.within(&element))
                 };
-                records.push(written_unless_unchanged(c, unchanged, current, write)?);
+                records.push(written_unless_unchanged::<R>(
+                    c, current, &before, sets_more, write,
+                )?);
             }
             Ok::<_, ApiError>(records)
         })

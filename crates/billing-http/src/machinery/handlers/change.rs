@@ -54,7 +54,6 @@ pub async fn patch<R: Resource>(
     let operations = patch::parse_patch(body, R::FIELDS)?;
     write_request.patched_paths = Some(patch::changed_paths(&operations, R::FIELDS));
     let secrets = patch::write_only_values(&operations, R::FIELDS);
-    let sets_a_secret = !secrets.is_empty();
     let prepared = R::prepare(&state, secrets).await?;
     let max_document_bytes = state.limits.body_bytes;
     let database = state.database.clone();
@@ -64,8 +63,10 @@ pub async fn patch<R: Resource>(
             let before = to_json(&current)?;
             let mut document = before.clone();
             patch::apply(&mut document, &operations, max_document_bytes)?;
-            // A declared header (cascade_end_date) asks for work beyond the record: written.
-            let unchanged = document == before && !sets_a_secret && write_request.flags.is_empty();
+            // A write-only value left in the document (added, not removed again) or a declared
+            // header (cascade_end_date) asks for work beyond what the record shows: written.
+            let sets_more =
+                !write_only_values::<R>(&document).is_empty() || !write_request.flags.is_empty();
             patch::strip_read_only(&mut document, R::FIELDS);
             let mut input = parse_input::<R>(document, "", Origin::Stored)?;
             R::attach_prepared(&mut input, &prepared)?;
@@ -81,9 +82,7 @@ pub async fn patch<R: Resource>(
                 )?
                 .ok_or_else(|| lost_race(condition.is_some()))
             };
-            // A patch that changes nothing: an empty one, only `test`s, values as stored. (What
-            // a record shows of others, a mandate's status, is read with it, never stored stale.)
-            written_unless_unchanged(c, unchanged, current, write)
+            written_unless_unchanged::<R>(c, current, &before, sets_more, write)
         })
     })
     .await??;

@@ -98,21 +98,41 @@ fn with_etag(mut response: HttpResponse, tag: &str) -> HttpResponse {
     response
 }
 
-/// Runs `write`, or, when it `changes_nothing` (the document equals the record as read, no
-/// write-only value is set), runs it to check it as any write is (scope, rules, version) and
-/// undoes it: the record keeps its version and `updatedDate`, no audit event is written, and
-/// other clients' ETags stay good (docs/api.md "Concurrency"). `current` is then the answer.
-fn written_unless_unchanged<T>(
+/// Runs `write` and keeps what it wrote, unless the written record shows what `before` did in
+/// every member a body can write and `sets_more` is false (no write-only value given, no
+/// declared header asking for work beyond the record): such a write changed nothing (an empty
+/// patch, only `test`s, values as stored, a role added twice or ids in another order), so it
+/// was checked as any write is (scope, rules, version) and is undone: the record keeps its
+/// version and `updatedDate`, no audit event is written, and other clients' ETags stay good
+/// (docs/api.md "Concurrency"). `current` is then the answer.
+fn written_unless_unchanged<R: Resource>(
     connection: &mut billing_persistence::DbConnection,
-    changes_nothing: bool,
-    current: T,
-    write: impl FnOnce(&mut billing_persistence::DbConnection, &T) -> Result<T, ApiError>,
-) -> Result<T, ApiError> {
-    if changes_nothing {
-        billing_persistence::run_then_undo(connection, |c| write(c, &current)).map(|_| current)
-    } else {
-        write(connection, &current)
-    }
+    current: R::Record,
+    before: &Value,
+    sets_more: bool,
+    write: impl FnOnce(
+        &mut billing_persistence::DbConnection,
+        &R::Record,
+    ) -> Result<R::Record, ApiError>,
+) -> Result<R::Record, ApiError> {
+    let changes_something = |record: &R::Record| {
+        sets_more || to_json(record).map_or(true, |after| !same_content::<R>(before, &after))
+    };
+    let written = billing_persistence::run_undone_unless(
+        connection,
+        |c| write(c, &current),
+        changes_something,
+    )?;
+    Ok(written.unwrap_or(current))
+}
+
+/// Whether two JSON forms of a record of `R` agree in every member a body can write (the
+/// read-only ones, its id, stamps and what is read from other records, are left aside).
+fn same_content<R: Resource>(before: &Value, after: &Value) -> bool {
+    R::FIELDS
+        .iter()
+        .filter(|field| field.access == Access::ReadWrite)
+        .all(|field| before.get(field.name) == after.get(field.name))
 }
 
 /// The record `id` as it is now: 404 when missing, 412 when `If-Match` no longer matches.
