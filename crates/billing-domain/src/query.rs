@@ -170,10 +170,21 @@ pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
     }
 }
 
-/// `yyyy-MM-ddTHH:mm:ssZ` (fractional seconds allowed), UTC only.
+/// `yyyy-MM-ddTHH:mm:ssZ` with 1 to 9 fractional digits allowed, UTC only: what the
+/// document's pattern says, so no leap second (`:60`, which chrono would take) and no tenth
+/// fractional digit.
 pub fn parse_utc_date_time(value: &str) -> Option<NaiveDateTime> {
+    use chrono::Timelike;
     let without_zone = value.strip_suffix('Z')?;
-    NaiveDateTime::parse_from_str(without_zone, "%Y-%m-%dT%H:%M:%S%.f").ok()
+    let (whole, fraction) = without_zone.split_once('.').unwrap_or((without_zone, "0"));
+    let fraction_ok =
+        (1..=9).contains(&fraction.len()) && fraction.bytes().all(|b| b.is_ascii_digit());
+    if whole.len() != "yyyy-MM-ddTHH:mm:ss".len() || !fraction_ok {
+        return None;
+    }
+    let parsed = NaiveDateTime::parse_from_str(without_zone, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
+    // chrono keeps a leap second as a nanosecond count past 999,999,999.
+    (parsed.nanosecond() < 1_000_000_000).then_some(parsed)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,6 +390,17 @@ mod tests {
         assert!(parse_filter(FilterKind::DateTime, "gt:2026-01-02T10:00:00.5Z").is_ok());
         assert!(parse_filter(FilterKind::DateTime, "2026-01-02T10:00:00+01:00").is_err());
         assert!(parse_filter(FilterKind::DateTime, "2026-01-02").is_err());
+        // The document's pattern, no more: seconds to 59, at most nine fractional digits.
+        assert!(parse_filter(FilterKind::DateTime, "2026-01-02T10:00:00.123456789Z").is_ok());
+        for bad in [
+            "gt:2026-11-27T23:59:60Z",
+            "2026-11-27T23:59:60.5Z",
+            "gt:2026-11-27T00:00:00.0000000001Z",
+            "2026-11-27T00:00:00.Z",
+            "2026-11-27T0:00:00Z",
+        ] {
+            assert!(parse_filter(FilterKind::DateTime, bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -264,7 +264,16 @@ pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
         return Ok(Some(None));
     }
     let tags: Vec<String> = text.split(',').map(|tag| tag.trim().to_owned()).collect();
-    let quoted = |tag: &str| tag.len() >= 2 && tag.starts_with('"') && tag.ends_with('"');
+    // RFC 9110 §8.8.3: an opaque tag is quoted and holds no quote, space or control character
+    // (`"1" "1"` is two tags without their comma: malformed, not a tag that never matches).
+    let quoted = |tag: &str| {
+        tag.len() >= 2
+            && tag.starts_with('"')
+            && tag.ends_with('"')
+            && tag[1..tag.len() - 1]
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x7e).contains(&b) || b >= 0x80)
+    };
     if tags
         .iter()
         .any(|tag| !quoted(tag.strip_prefix("W/").unwrap_or(tag)))

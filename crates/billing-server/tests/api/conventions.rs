@@ -344,6 +344,10 @@ api_test! {
         patch.assert_problem(412);
         app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &etag)], None).assert_problem(412);
         app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "garbage")], None).assert_problem(400);
+        for malformed in ["\"1\" \"1\"", "\"1\"2\"", "\"a b\""] {
+            let reply = app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", malformed)], None);
+            assert_eq!(reply.error_fields(), vec!["If-Match"], "{malformed}: {}", reply.text);
+        }
         assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Voice");
         let current = app.get(&format!("{PATH}/1")).header("etag").expect("etag").to_owned();
         assert_eq!(app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &current)], None).status, 204);
