@@ -166,7 +166,19 @@ fn check_operations(body: &Value) -> Result<(), ApiError> {
         };
         let mut pointer = |member: &str| match members.get(member) {
             None | Some(Value::Null) => errors.push(at(member), "is required"),
-            Some(Value::String(text)) if text.is_empty() || text.starts_with('/') => {}
+            Some(Value::String(text)) if text.is_empty() || text.starts_with('/') => {
+                // RFC 6901: `~` is escaped as `~0` or `~1`, nothing else.
+                let escapes_ok = text
+                    .split('~')
+                    .skip(1)
+                    .all(|rest| rest.starts_with('0') || rest.starts_with('1'));
+                if !escapes_ok {
+                    errors.push(
+                        at(member),
+                        "must be a JSON Pointer: a ~ is written ~0, and a / inside a name ~1",
+                    );
+                }
+            }
             Some(Value::String(_)) => errors.push(
                 at(member),
                 "must be a JSON Pointer starting with / (such as /name)",

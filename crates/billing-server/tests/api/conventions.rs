@@ -523,7 +523,8 @@ api_test! {
         assert_eq!(app.patch(&item, json!([{ "op": "add", "path": "/colour", "value": "red" }])).error_fields(), vec!["colour"]);
         app.patch(&item, json!([{ "op": "jump", "path": "/name" }])).assert_problem(400);
         // Every broken member of every operation in one answer, in plain words.
-        let broken = app.patch(&item, json!([{ "op": "add" }, {}, { "op": "move", "path": "/name" }, 7, { "op": "replace", "path": 3, "value": 1 }]));
+        let broken = app.patch(&item, json!([{ "op": "add" }, {}, { "op": "move", "path": "/name" }, 7, { "op": "replace", "path": 3, "value": 1 },
+            { "op": "test", "path": "/a~2b", "value": 1 }, { "op": "copy", "from": "/name~", "path": "/name" }]));
         let body = broken.assert_problem(400);
         let errors: Vec<String> = body["errors"].as_array().expect("errors").iter()
             .map(|e| format!("{}: {}", e["field"].as_str().unwrap_or_default(), e["message"].as_str().unwrap_or_default()))
@@ -537,6 +538,8 @@ api_test! {
             "[2].from: is required",
             "[3]: must be an object with op and path (and value or from)",
             "[4].path: must be a string: a JSON Pointer such as /name",
+            "[5].path: must be a JSON Pointer: a ~ is written ~0, and a / inside a name ~1",
+            "[6].from: must be a JSON Pointer: a ~ is written ~0, and a / inside a name ~1",
         ]
         "#);
         app.patch(&item, json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])).assert_problem(400);
