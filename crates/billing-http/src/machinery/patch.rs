@@ -263,7 +263,12 @@ fn segments(pointer: &str) -> Vec<String> {
 /// before it runs, so a patch that doubles the document with `copy` after `copy` is refused
 /// at the operation that would pass the bound (400 naming it), having held at most that much,
 /// and the work of the whole patch stays proportional to the bound.
-pub fn apply(document: &mut Value, patch: &Patch, max_bytes: usize) -> Result<(), ApiError> {
+pub fn apply(
+    document: &mut Value,
+    patch: &Patch,
+    fields: &[Field],
+    max_bytes: usize,
+) -> Result<(), ApiError> {
     let mut size = json_size(document);
     for (index, operation) in patch.0.iter().enumerate() {
         // What the operation puts in, less what it takes out (a replaced or removed value): the
@@ -311,8 +316,55 @@ pub fn apply(document: &mut Value, patch: &Patch, max_bytes: usize) -> Result<()
                 ),
             }
         })?;
+        if let PatchOperation::Copy(op) = operation {
+            forget_copied_ids(document, op.path.as_str(), fields);
+        }
     }
     Ok(())
+}
+
+/// A copy of an owned element (or of an owned object with its own children) is a new element:
+/// it gets a new id when written, never the original's, even when the original is removed
+/// later in the same patch (docs/api.md, "JSON Patch"). So the ids it was copied with go.
+fn forget_copied_ids(document: &mut Value, path: &str, fields: &[Field]) {
+    let Some(target) = members::resolve(fields, &segments(path)) else {
+        return;
+    };
+    if !target.field.owned {
+        return;
+    }
+    // Where the copy landed: `-` is the end of the array.
+    let landed = match path.strip_suffix("/-") {
+        Some(array) => match document.pointer(array).and_then(Value::as_array) {
+            Some(items) if !items.is_empty() => format!("{array}/{}", items.len() - 1),
+            _ => return,
+        },
+        None => path.to_owned(),
+    };
+    if let Some(copy) = document.pointer_mut(&landed) {
+        forget_ids(copy, target.value_type);
+    }
+}
+
+/// Takes `id` out of `value` and out of every owned child in it, at any depth; a record shown
+/// in it (`currency: {id}`) keeps its key.
+fn forget_ids(value: &mut Value, value_type: FieldType) {
+    match (value, value_type) {
+        (Value::Array(items), FieldType::Array(element)) => {
+            for item in items {
+                forget_ids(item, *element);
+            }
+        }
+        (Value::Object(members), FieldType::Object(fields)) => {
+            members.remove("id");
+            for field in fields.iter().filter(|field| field.owned) {
+                if let Some(child) = members.get_mut(field.name) {
+                    forget_ids(child, field.field_type);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether two JSON values are equal as RFC 6902's `test` says: numbers by value, objects

@@ -169,6 +169,18 @@ api_test! {
         assert_eq!(problem["detail"], format!("contract owner sub brand {brand} is still used by: customers"));
         app.put(&path, json!({ "name": "Acme", "subBrands": [{ "name": "A" }] })).assert_problem(409);
         assert_eq!(app.get(&path).json()["subBrands"], owner["subBrands"]);
+        // A copy is a new element with a new id, even when the original is removed in the same
+        // patch: so copying the used brand and removing it is still removing it.
+        let copied_then_removed = app.patch(&path, json!([{ "op": "copy", "from": "/subBrands/1", "path": "/subBrands/-" },
+            { "op": "remove", "path": "/subBrands/1" }]));
+        assert_eq!(copied_then_removed.assert_problem(409)["detail"], format!("contract owner sub brand {brand} is still used by: customers"));
+        assert_eq!(app.get(&path).json()["subBrands"], owner["subBrands"]);
+        let copied = app.patch(&path, json!([{ "op": "copy", "from": "/subBrands/1", "path": "/subBrands/-" }]));
+        assert_eq!(copied.status, 200, "{}", copied.text);
+        let brands = copied.json()["subBrands"].clone();
+        assert_eq!(brands[2]["name"], "B");
+        assert!(brands[2]["id"].as_i64().is_some_and(|id| id != brand && id != owner["subBrands"][0]["id"]), "{brands}");
+        assert_eq!(app.patch(&path, json!([{ "op": "remove", "path": "/subBrands/2" }])).status, 200);
         // The brand nobody uses goes.
         let kept = app.patch(&path, json!([{ "op": "remove", "path": "/subBrands/0" }]));
         assert_eq!(kept.status, 200, "{}", kept.text);

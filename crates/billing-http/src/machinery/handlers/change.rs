@@ -62,7 +62,7 @@ pub async fn patch<R: Resource>(
             let current = current::<R>(c, &caller, id, &condition)?;
             let before = to_json(&current)?;
             let mut document = before.clone();
-            patch::apply(&mut document, &operations, max_document_bytes)?;
+            patch::apply(&mut document, &operations, R::FIELDS, max_document_bytes)?;
             // A write-only value left in the document (added, not removed again) or a declared
             // header (cascade_end_date) asks for work beyond what the record shows: written.
             let sets_more =
