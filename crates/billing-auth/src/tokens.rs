@@ -192,6 +192,9 @@ mod tests {
         let other_audience = AccessTokens::new(KEY, "billing", "elsewhere", 900)
             .issue(42, now())
             .expect("token");
+        let other_issuer = AccessTokens::new(KEY, "someone-else", "billing-api", 900)
+            .issue(42, now())
+            .expect("token");
         let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
         let body = URL_SAFE_NO_PAD.encode(
             format!(r#"{{"iss":"billing","aud":"billing-api","sub":"1","exp":{},"iat":0,"nbf":0,"jti":"x"}}"#, now() + 100)
@@ -202,6 +205,7 @@ mod tests {
             expired.as_str(),
             &other_key,
             &other_audience,
+            &other_issuer,
             &unsigned,
             "garbage",
         ]
@@ -212,6 +216,7 @@ mod tests {
         the access token has expired
         the access token signature is invalid
         the access token is meant for another audience
+        the access token was issued by someone else
         the access token uses an algorithm this service does not accept
         the access token is malformed
         ");
