@@ -185,6 +185,50 @@ api_test! {
         refreshed.assert_problem(401);
     }
 
+    fn a_refresh_token_lives_thirty_days_and_is_refused_after(app) {
+        use diesel::prelude::*;
+        use billing_persistence::schema::refresh_tokens;
+        let refresh = |pair: &Value| {
+            let body = json!({ "refreshToken": pair["refreshToken"] }).to_string();
+            app.send("POST", "/v1/authenticate/refresh", None, &[], Some(("application/json", body)))
+        };
+        let pair = sign_in(&app, json!({ "username": "admin", "password": ADMIN_PASSWORD })).json();
+        let database = app.open_database();
+        let set_expiry = |expires_at: chrono::NaiveDateTime| {
+            database
+                .write(|c| {
+                    diesel::update(refresh_tokens::table.filter(refresh_tokens::used.eq(false)))
+                        .set(refresh_tokens::expires_at.eq(expires_at))
+                        .execute(c)
+                        .map_err(billing_persistence::PersistenceError::from)
+                })
+                .expect("move the expiry")
+        };
+        let stored: Vec<(chrono::NaiveDateTime, chrono::NaiveDateTime)> = database
+            .read(|c| {
+                refresh_tokens::table
+                    .select((refresh_tokens::created_date, refresh_tokens::expires_at))
+                    .load(c)
+                    .map_err(billing_persistence::PersistenceError::from)
+            })
+            .expect("read the stored token");
+        // The test app's own sign-in and this one.
+        assert_eq!(stored.len(), 2, "{stored:?}");
+        for (created, expires) in stored {
+            assert_eq!(expires - created, chrono::Duration::days(30), "BILLING_REFRESH_TOKEN_DAYS is 30 by default");
+        }
+        // A minute before its end it still works.
+        let now = chrono::Utc::now().naive_utc();
+        assert_eq!(set_expiry(now + chrono::Duration::minutes(1)), 2);
+        let next = refresh(&pair);
+        assert_eq!(next.status, 200, "{}", next.text);
+        let next = next.json();
+        // Past its end it is refused like any unknown token, and nothing is issued.
+        assert_eq!(set_expiry(now - chrono::Duration::seconds(1)), 2);
+        let refused = refresh(&next).assert_problem(401);
+        assert_eq!(refused["detail"], refresh(&json!({ "refreshToken": "made-up-token" })).assert_problem(401)["detail"]);
+    }
+
     fn a_deactivated_user_is_refused_at_once(app) {
         let token = app.user_with_roles("reader", &["READ_ONLY"]);
         assert_eq!(app.get_as(&token, "/v1/currencies?page=1&pageSize=5").status, 200);
