@@ -24,6 +24,56 @@ pub struct ListShape {
     pub sort_keys: &'static [&'static str],
 }
 
+impl ListShape {
+    /// The names `fields` may hold: each readable field, and `object.member` for each
+    /// readable member of an owned object.
+    pub fn field_choices(&self) -> Vec<String> {
+        let top = self
+            .fields
+            .iter()
+            .filter(|f| f.readable())
+            .map(|f| f.name.to_owned());
+        let nested = self
+            .fields
+            .iter()
+            .filter(|f| f.owned)
+            .filter_map(|f| match f.field_type {
+                FieldType::Object(members) => Some((f.name, members)),
+                _ => None,
+            })
+            .flat_map(|(object, members)| {
+                members
+                    .iter()
+                    .filter(|m| m.readable())
+                    .map(move |m| format!("{object}.{}", m.name))
+            });
+        top.chain(nested).collect()
+    }
+
+    /// The longest `fields` value that can be valid: every choice once (a name given twice
+    /// is 400), at most [`QUERY_VALUE_MAX_CHARS`]. The document's `maxLength` for it.
+    pub fn fields_max_chars(&self) -> usize {
+        joined_length(self.field_choices().iter().map(|name| name.chars().count()))
+    }
+
+    /// The longest `sort` value that can be valid: every key once, each with `:desc`, at most
+    /// [`QUERY_VALUE_MAX_CHARS`]. The document's `maxLength` for it.
+    pub fn sort_max_chars(&self) -> usize {
+        joined_length(
+            self.sort_keys
+                .iter()
+                .map(|key| key.chars().count() + ":desc".len()),
+        )
+    }
+}
+
+/// The length of the comma-separated list of items of `lengths`, at most
+/// [`QUERY_VALUE_MAX_CHARS`].
+fn joined_length(lengths: impl Iterator<Item = usize>) -> usize {
+    let (count, sum) = lengths.fold((0, 0), |(count, sum), length| (count + 1, sum + length));
+    (sum + count.max(1) - 1).min(QUERY_VALUE_MAX_CHARS)
+}
+
 /// The most characters a list parameter's value may have (400 naming it beyond): a request
 /// target is at most 8 KiB, and a value alone should not come near it (docs/api.md, "Lists").
 pub const QUERY_VALUE_MAX_CHARS: usize = 2048;
@@ -84,7 +134,7 @@ pub fn parse_list_params_of(
                     )
                     .unwrap_or_default()
             }
-            "fields" => fields = errors.collect(parse_fields(shape.fields, value)),
+            "fields" => fields = errors.collect(parse_fields(&shape, value)),
             other => match shape.filters.iter().find(|filter| filter.name == other) {
                 Some(filter) => {
                     if let Some(parsed) = errors.collect(
@@ -173,32 +223,31 @@ pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>
     Ok(found)
 }
 
-fn parse_fields(fields: &[Field], value: &str) -> Result<Vec<String>, ValidationErrors> {
-    let readable: Vec<&str> = fields
-        .iter()
-        .filter(|f| f.readable())
-        .map(|f| f.name)
-        .collect();
-    let mut names = Vec::new();
+/// The names of a `fields` value, each a choice of [`ListShape::field_choices`] (a member of
+/// an owned object as `siteAddress.town`) and none twice.
+fn parse_fields(shape: &ListShape, value: &str) -> Result<Vec<String>, ValidationErrors> {
+    let choices = shape.field_choices();
+    let mut names: Vec<String> = Vec::new();
     for name in value.split(',') {
-        // A member of an owned object: `siteAddress.town`.
-        let nested = name.split_once('.').is_some_and(|(object, member)| {
-            fields.iter().any(|field| {
-                field.name == object
-                    && field.owned
-                    && matches!(field.field_type, FieldType::Object(members)
-                        if members.iter().any(|m| m.name == member && m.readable()))
-            })
-        });
-        if !readable.contains(&name) && !nested {
+        if !choices.iter().any(|choice| choice == name) {
+            let readable: Vec<&str> = shape
+                .fields
+                .iter()
+                .filter(|f| f.readable())
+                .map(|f| f.name)
+                .collect();
             return Err(ValidationErrors::single(
                 "fields",
                 format!("unknown field '{name}'; fields: {}", readable.join(", ")),
             ));
         }
-        if !names.iter().any(|n: &String| n == name) {
-            names.push(name.to_owned());
+        if names.iter().any(|n| n == name) {
+            return Err(ValidationErrors::single(
+                "fields",
+                format!("'{name}' appears twice"),
+            ));
         }
+        names.push(name.to_owned());
     }
     Ok(names)
 }

@@ -41,6 +41,15 @@ pub struct ResourceDoc {
 }
 
 impl ResourceDoc {
+    /// What this resource's list offers, as the list machinery reads it.
+    pub fn list_shape(&self) -> crate::machinery::list::ListShape {
+        crate::machinery::list::ListShape {
+            fields: self.fields,
+            filters: self.filters,
+            sort_keys: self.sort_keys,
+        }
+    }
+
     pub fn of<R: Resource>() -> Self {
         Self {
             path: R::PATH,

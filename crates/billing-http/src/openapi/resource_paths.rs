@@ -71,10 +71,11 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
             .iter()
             .map(|key| key.replace('.', "\\."))
             .collect();
+        let shape = resource.list_shape();
         let sort_key = format!("({})(:(asc|desc))?", escaped.join("|"));
         parameters.push(json!({ "name": "sort", "in": "query", "required": false,
-            "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
-            "schema": { "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
+            "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc and named once; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
+            "schema": { "type": "string", "maxLength": shape.sort_max_chars(), "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
         let readable: Vec<&str> = resource
             .fields
             .iter()
@@ -82,35 +83,20 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
             .map(|f| f.name)
             .collect();
         // A member of an owned object may be asked for alone: `siteAddress.town`.
-        let nested: Vec<String> = resource
-            .fields
+        let choices: Vec<String> = shape
+            .field_choices()
             .iter()
-            .filter(|f| f.owned)
-            .filter_map(|f| match f.field_type {
-                FieldType::Object(members) => Some((f.name, members)),
-                _ => None,
-            })
-            .flat_map(|(object, members)| {
-                members
-                    .iter()
-                    .filter(|m| m.readable())
-                    .map(move |m| format!("{object}\\.{}", m.name))
-            })
-            .collect();
-        let choices: Vec<String> = readable
-            .iter()
-            .map(|name| (*name).to_owned())
-            .chain(nested.iter().cloned())
+            .map(|choice| choice.replace('.', "\\."))
             .collect();
         let field = format!("({})", choices.join("|"));
-        let nested_note = if nested.is_empty() {
+        let nested_note = if choices.len() == readable.len() {
             String::new()
         } else {
             " A member of an owned object may be named alone (object.member).".to_owned()
         };
         parameters.push(json!({ "name": "fields", "in": "query", "required": false,
-            "description": format!("Comma-separated top-level fields to return: {}.{nested_note}", readable.join(", ")),
-            "schema": { "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!("^{field}(,{field})*$") } }));
+            "description": format!("Comma-separated top-level fields to return, each named once: {}.{nested_note}", readable.join(", ")),
+            "schema": { "type": "string", "maxLength": shape.fields_max_chars(), "pattern": format!("^{field}(,{field})*$") } }));
     }
     parameters.extend(resource.filters.iter().map(filter_parameter));
     parameters
