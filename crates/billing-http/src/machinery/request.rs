@@ -418,13 +418,67 @@ async fn read_whole_body(
     Ok(bytes)
 }
 
-/// Turns a JSON value into `T`, naming the field of the first type error.
+/// Turns a JSON value into `T`, naming the field of the first error in the words the declared
+/// resources use ("is required", "must be a string"), not serde's.
 pub fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
     serde_path_to_error::deserialize::<_, T>(value).map_err(|error| {
         let path = error.path().to_string();
-        let field = if path == "." { "body".to_owned() } else { path };
-        ApiError::field(field, error.into_inner().to_string())
+        let (field, message) = in_plain_words(&path, &error.into_inner().to_string());
+        ApiError::field(field, message)
     })
+}
+
+/// serde's error `message` at `path` (`.` for the whole body) as the field it is about and
+/// the API's words: a missing member is named itself, not its parent.
+fn in_plain_words(path: &str, message: &str) -> (String, String) {
+    let field = if path == "." {
+        "body".to_owned()
+    } else {
+        path.to_owned()
+    };
+    let quoted = |prefix: &str| {
+        message
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(name, _)| name.to_owned())
+    };
+    if let Some(member) = quoted("missing field `") {
+        let member = if path == "." {
+            member
+        } else {
+            format!("{path}.{member}")
+        };
+        return (member, "is required".to_owned());
+    }
+    if quoted("unknown field `").is_some() {
+        return (field, "unknown field".to_owned());
+    }
+    // serde takes an array for a struct, member by member: an empty or short one ends so.
+    if message.starts_with("invalid length") && message.contains("expected struct") {
+        return (field, "must be a JSON object".to_owned());
+    }
+    let Some((found, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.split_once(", expected "))
+    else {
+        return (field, message.to_owned());
+    };
+    let words = if found == "null" {
+        "must not be null"
+    } else if expected.contains("string") {
+        "must be a string"
+    } else if expected.contains("sequence") {
+        "must be an array"
+    } else if expected.contains("boolean") {
+        "must be true or false"
+    } else if expected.contains("integer") || expected.starts_with(['i', 'u']) {
+        "must be an integer"
+    } else if expected.starts_with("struct") || expected.contains("map") {
+        "must be a JSON object"
+    } else {
+        return (field, message.to_owned());
+    };
+    (field, words.to_owned())
 }
 
 /// Runs garde's checks, naming fields in the API's camelCase.
@@ -484,6 +538,53 @@ mod tests {
     use actix_web::http::header::HeaderValue;
 
     use super::*;
+
+    #[test]
+    fn serde_errors_in_plain_words() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Inner {
+            name: String,
+            count: u32,
+            on: bool,
+            tags: Vec<String>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Outer {
+            inner: Inner,
+            items: Vec<Inner>,
+        }
+        let said = |value: Value| {
+            let errors = deserialize::<Outer>(value)
+                .expect_err("refused")
+                .into_field_errors();
+            let pairs: Vec<(String, String)> = errors
+                .expect("field errors")
+                .into_iter()
+                .map(|error| (error.field, error.message))
+                .collect();
+            serde_json::to_string(&pairs).expect("json")
+        };
+        let inner = serde_json::json!({ "name": "a", "count": 1, "on": true, "tags": [] });
+        insta::assert_snapshot!(said(serde_json::json!({})), @r#"[["inner","is required"]]"#);
+        insta::assert_snapshot!(said(serde_json::json!({ "inner": inner, "items": [{}] })), @r#"[["items[0].name","is required"]]"#);
+        insta::assert_snapshot!(said(serde_json::json!({ "inner": inner, "bogus": 1 })), @r#"[["bogus","unknown field"]]"#);
+        let wrong = |member: &str, value: Value| {
+            let mut changed = inner.clone();
+            changed[member] = value;
+            said(serde_json::json!({ "inner": changed, "items": [] }))
+        };
+        insta::assert_snapshot!(wrong("name", Value::Null), @r#"[["inner.name","must not be null"]]"#);
+        insta::assert_snapshot!(wrong("name", 5.into()), @r#"[["inner.name","must be a string"]]"#);
+        insta::assert_snapshot!(wrong("count", "x".into()), @r#"[["inner.count","must be an integer"]]"#);
+        insta::assert_snapshot!(wrong("on", "yes".into()), @r#"[["inner.on","must be true or false"]]"#);
+        insta::assert_snapshot!(wrong("tags", "x".into()), @r#"[["inner.tags","must be an array"]]"#);
+        insta::assert_snapshot!(said(serde_json::json!({ "inner": [] })), @r#"[["inner","must be a JSON object"]]"#);
+        insta::assert_snapshot!(said(serde_json::json!({ "inner": 5 })), @r#"[["inner","must be a JSON object"]]"#);
+    }
 
     #[test]
     fn camel_case_paths() {
