@@ -77,11 +77,29 @@ pub struct ApiKeyInput {
     #[garde(custom(crate::machinery::kinds::required::<KeyName>))]
     pub name: String,
     #[serde(default)]
-    #[garde(inner(range(min = 1)))]
+    #[garde(custom(an_id))]
     pub user_id: Option<i64>,
     #[serde(default)]
-    #[garde(inner(length(min = 1)))]
+    #[garde(custom(some_roles))]
     pub roles: Option<Vec<String>>,
+}
+
+/// garde's check of `userId`, in the words a path id gets.
+fn an_id(user_id: &Option<i64>, _: &()) -> garde::Result {
+    match user_id {
+        Some(id) if *id < 1 => Err(garde::Error::new("must be an integer >= 1")),
+        _ => Ok(()),
+    }
+}
+
+/// garde's check of `roles`: left out is every role of the user, given is at least one.
+fn some_roles(roles: &Option<Vec<String>>, _: &()) -> garde::Result {
+    match roles {
+        Some(roles) if roles.is_empty() => Err(garde::Error::new(
+            "must name at least one role (leave it out for all of the user's)",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Whether the caller may see and revoke every user's keys.

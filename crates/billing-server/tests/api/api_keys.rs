@@ -143,7 +143,10 @@ api_test! {
         let reply = create_key(&app, &token, json!({ "name": "too much", "roles": ["ADMINISTRATOR"] }));
         reply.assert_problem(400);
         assert_eq!(reply.error_fields(), vec!["roles"]);
-        create_key(&app, &token, json!({ "name": "none", "roles": [] })).assert_problem(400);
+        let none = create_key(&app, &token, json!({ "name": "none", "roles": [] })).assert_problem(400);
+        assert_eq!(none["errors"], json!([{ "field": "roles", "message": "must name at least one role (leave it out for all of the user's)" }]));
+        let zero = create_key(&app, &token, json!({ "name": "nobody", "userId": 0 })).assert_problem(400);
+        assert_eq!(zero["errors"], json!([{ "field": "userId", "message": "must be an integer >= 1" }]));
         create_key(&app, &token, json!({ "name": "odd", "roles": ["NOT_A_ROLE"] })).assert_problem(400);
         create_key(&app, &token, json!({ "roles": ["CUSTOMER_MANAGER"] })).assert_problem(400);
         // A name is text as every member's: no NUL (PostgreSQL refuses it), no control character.
