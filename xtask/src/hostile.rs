@@ -14,8 +14,9 @@ pub const ADMIN_PASSWORD: &str = "hostile-admin-password-2026";
 /// The PostgreSQL server tried when `TEST_DATABASE_URL` is unset (the README's).
 const LOCAL_POSTGRES: &str = "postgres://root@127.0.0.1:5432/postgres";
 
-/// The command line of these tasks: `--debug` runs `target/debug/billing` (as does
-/// `XTASK_BILLING_PROFILE=debug`), else the release binary is built and run.
+/// The command line of these tasks: `--debug` runs `target/debug/billing` as `cargo test
+/// --workspace` builds it (as does `XTASK_BILLING_PROFILE=debug`), else the release binary is
+/// built and run.
 pub struct Common {
     pub debug: bool,
 }
@@ -33,10 +34,14 @@ impl Common {
         Ok(Self { debug })
     }
 
-    /// Builds the binary (a no-op when it is up to date) and returns its path.
+    /// Builds the binary (a no-op when it is up to date) and returns its path. The debug one
+    /// is the one the README's test command builds (`cargo test --workspace` builds every
+    /// test, then the binary with the features the tests' dependencies add): built any other
+    /// way, its crates would be built again with other features, and the next test run would
+    /// build them back (two minutes each way in CI).
     pub fn binary(&self) -> Result<PathBuf, String> {
         if self.debug {
-            crate::cargo(&["build", "--bin", "billing"])?;
+            crate::cargo(&["test", "--workspace", "--no-run"])?;
             Ok(cargo_target_dir().join("debug/billing"))
         } else {
             crate::cargo(&["build", "--release", "--bin", "billing"])?;
