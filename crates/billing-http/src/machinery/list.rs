@@ -25,14 +25,19 @@ pub struct ListShape {
 }
 
 impl ListShape {
+    /// The top-level fields a list shows, as `fields` names them.
+    pub fn readable_fields(&self) -> Vec<&'static str> {
+        self.fields
+            .iter()
+            .filter(|f| f.readable())
+            .map(|f| f.name)
+            .collect()
+    }
+
     /// The names `fields` may hold: each readable field, and `object.member` for each
     /// readable member of an owned object.
     pub fn field_choices(&self) -> Vec<String> {
-        let top = self
-            .fields
-            .iter()
-            .filter(|f| f.readable())
-            .map(|f| f.name.to_owned());
+        let top = self.readable_fields().into_iter().map(str::to_owned);
         let nested = self
             .fields
             .iter()
@@ -230,15 +235,12 @@ fn parse_fields(shape: &ListShape, value: &str) -> Result<Vec<String>, Validatio
     let mut names: Vec<String> = Vec::new();
     for name in value.split(',') {
         if !choices.iter().any(|choice| choice == name) {
-            let readable: Vec<&str> = shape
-                .fields
-                .iter()
-                .filter(|f| f.readable())
-                .map(|f| f.name)
-                .collect();
             return Err(ValidationErrors::single(
                 "fields",
-                format!("unknown field '{name}'; fields: {}", readable.join(", ")),
+                format!(
+                    "unknown field '{name}'; fields: {}",
+                    shape.readable_fields().join(", ")
+                ),
             ));
         }
         if names.iter().any(|n| n == name) {

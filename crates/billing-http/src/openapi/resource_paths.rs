@@ -76,12 +76,7 @@ pub(super) fn list_parameters(resource: &ResourceDoc, paged: bool) -> Vec<Value>
         parameters.push(json!({ "name": "sort", "in": "query", "required": false,
             "description": format!("Comma-separated sort keys, each optionally suffixed :asc or :desc and named once; ties are broken by id. Keys: {}.", resource.sort_keys.join(", ")),
             "schema": { "type": "string", "maxLength": shape.sort_max_chars(), "pattern": format!("^{sort_key}(,{sort_key})*$") } }));
-        let readable: Vec<&str> = resource
-            .fields
-            .iter()
-            .filter(|f| f.readable())
-            .map(|f| f.name)
-            .collect();
+        let readable = shape.readable_fields();
         // A member of an owned object may be asked for alone: `siteAddress.town`.
         let choices: Vec<String> = shape
             .field_choices()
