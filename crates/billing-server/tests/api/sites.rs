@@ -379,8 +379,9 @@ api_test! {
         assert_eq!(refused("/customerId", json!(999)), vec!["customerId"]);
         assert_eq!(refused("/siteInvoiceDetails/electronicSummaryTemplateIds", json!([w.electronic_template, w.electronic_template])),
             vec!["siteInvoiceDetails.electronicSummaryTemplateIds"]);
+        // The missing member itself is named, as at any other depth.
         assert_eq!(refused("/siteInvoiceDetails/invoiceSummaryTemplateComponents", json!([{ "id": 1 }])),
-            vec!["siteInvoiceDetails.invoiceSummaryTemplateComponents[0]"]);
+            vec!["siteInvoiceDetails.invoiceSummaryTemplateComponents[0].positionInTemplate"]);
         // Owned lists are capped, so no body makes one write unbounded.
         let contacts = |n: usize| json!((0..n).map(|i| json!({ "contactName": format!("C{i}"), "contactRole": "GENERAL" })).collect::<Vec<_>>());
         assert_eq!(refused("/siteContacts", contacts(101)), vec!["siteContacts"]);
