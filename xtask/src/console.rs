@@ -24,7 +24,13 @@ use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
 use crate::server::workspace_root;
 
 /// The checked-in files copied next to `node_modules`, so that node resolves playwright-core.
-const FILES: [&str; 4] = ["package.json", "package-lock.json", "lib.mjs", "flow.mjs"];
+const FILES: [&str; 5] = [
+    "package.json",
+    "package-lock.json",
+    "lib.mjs",
+    "flow.mjs",
+    "sessions.mjs",
+];
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let common = Common::parse(args, crate::USAGE)?;

@@ -2,8 +2,10 @@
 //!
 //! - `ci`: everything CI checks: `lint`, `deploy-check`, `cargo test --workspace`, then
 //!   `auth-matrix`, `crash`, `attacks`, `cors`, `console`, `contract`, `clients` and `fuzz` on the debug binary (`FUZZ_MAX_EXAMPLES` 10 unless set).
-//! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, and the `unsafe` check:
-//!   the workspace denies `unsafe` and only `UNSAFE_ALLOWED_IN` may allow it.
+//! - `lint`: `cargo fmt --check`, clippy with `-D warnings`, `deps`, the `unsafe` check (the
+//!   workspace denies `unsafe` and only `house::UNSAFE_ALLOWED_IN` may allow it) and the house
+//!   rules (`house`: no source file over 600 lines but the rating trie, at most 15
+//!   `macro_rules` definitions).
 //! - `deps`: the dependency direction: the domain crate depends on no database, web or async
 //!   framework; the auth and persistence crates on no web framework.
 //! - `openapi`: writes the served OpenAPI document to `docs/openapi.json`.
@@ -58,6 +60,7 @@ mod crash;
 mod deploy_check;
 mod fuzz;
 mod hostile;
+mod house;
 mod http_client;
 mod server;
 mod wrk;
@@ -157,7 +160,8 @@ fn lint() -> Result<(), String> {
         "warnings",
     ])?;
     check_dependency_direction()?;
-    check_unsafe_allowances()?;
+    house::check_unsafe_allowances()?;
+    house::check_house_rules()?;
     workspace_rustdoc()
 }
 
@@ -174,43 +178,6 @@ fn workspace_rustdoc() -> Result<(), String> {
         Ok(())
     } else {
         Err("a crate's rustdoc has warnings".to_owned())
-    }
-}
-
-/// The one file that may allow `unsafe`: a prefetch hint on the rating engine's hot path.
-const UNSAFE_ALLOWED_IN: &str = "crates/billing-domain/src/rating/prefetch.rs";
-
-/// Fails when a Rust file other than [`UNSAFE_ALLOWED_IN`] allows `unsafe` code.
-fn check_unsafe_allowances() -> Result<(), String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .ok_or("xtask has no parent directory")?;
-    let mut pending = vec![root.join("crates"), root.join("xtask")];
-    let mut offenders = Vec::new();
-    while let Some(directory) = pending.pop() {
-        for entry in std::fs::read_dir(&directory).map_err(|e| e.to_string())? {
-            let path = entry.map_err(|e| e.to_string())?.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-                let relative = path.strip_prefix(root).unwrap_or(&path);
-                let allows = text.contains(concat!("allow(", "unsafe_code)"));
-                if allows && relative != std::path::Path::new(UNSAFE_ALLOWED_IN) {
-                    offenders.push(relative.display().to_string());
-                }
-            }
-        }
-    }
-    if offenders.is_empty() {
-        eprintln!("unsafe: allowed only in {UNSAFE_ALLOWED_IN}");
-        Ok(())
-    } else {
-        offenders.sort();
-        Err(format!(
-            "unsafe code allowed outside {UNSAFE_ALLOWED_IN}:\n  {}",
-            offenders.join("\n  ")
-        ))
     }
 }
 

@@ -55,6 +55,24 @@ impl ListShape {
         top.chain(nested).collect()
     }
 
+    /// Whether `name` is one of [`Self::field_choices`], found without building them.
+    pub fn is_field_choice(&self, name: &str) -> bool {
+        let (object, member) = match name.split_once('.') {
+            Some((object, member)) => (object, Some(member)),
+            None => (name, None),
+        };
+        self.fields.iter().any(|f| {
+            f.name == object
+                && match (member, f.field_type) {
+                    (None, _) => f.readable(),
+                    (Some(member), FieldType::Object(members)) => {
+                        f.owned && members.iter().any(|m| m.name == member && m.readable())
+                    }
+                    (Some(_), _) => false,
+                }
+        })
+    }
+
     /// The longest `fields` value that can be valid: every choice once (a name given twice
     /// is 400), at most [`QUERY_VALUE_MAX_CHARS`]. The document's `maxLength` for it.
     pub fn fields_max_chars(&self) -> usize {
@@ -231,10 +249,9 @@ pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>
 /// The names of a `fields` value, each a choice of [`ListShape::field_choices`] (a member of
 /// an owned object as `siteAddress.town`) and none twice.
 fn parse_fields(shape: &ListShape, value: &str) -> Result<Vec<String>, ValidationErrors> {
-    let choices = shape.field_choices();
     let mut names: Vec<String> = Vec::new();
     for name in value.split(',') {
-        if !choices.iter().any(|choice| choice == name) {
+        if !shape.is_field_choice(name) {
             return Err(ValidationErrors::single(
                 "fields",
                 format!(

@@ -2,6 +2,7 @@
 //! [`resource::Resource`] and these modules serve it.
 
 pub mod audit;
+pub mod body;
 pub mod declared;
 pub mod embedded;
 pub mod fields;

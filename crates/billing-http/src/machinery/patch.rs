@@ -24,7 +24,7 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
         ));
     }
     check_operations(&body)?;
-    let mut patch: Patch = super::request::deserialize(body)?;
+    let mut patch: Patch = super::body::deserialize(body)?;
     if patch.0.len() > MAX_OPERATIONS {
         return Err(ApiError::field(
             "body",

@@ -408,7 +408,7 @@ fn body_schemas_agree_with_the_server() {
     let accepted = |body: serde_json::Value| {
         let request: crate::routes::authentication::AuthenticateRequest =
             serde_json::from_value(body).expect("the shape");
-        crate::machinery::request::validate(&request).is_ok() && request.check().is_ok()
+        crate::machinery::body::validate(&request).is_ok() && request.check().is_ok()
     };
     let documented = |member: &str, value: &str| {
         let length = value.chars().count() as u64;
@@ -544,4 +544,31 @@ fn decimals_state_no_step_that_floating_point_validators_misjudge() {
             .contains("at most 4 decimal places"),
         "{rate}"
     );
+}
+
+#[test]
+fn a_fields_name_is_accepted_exactly_when_the_document_offers_it() {
+    for resource in crate::resources::documentation() {
+        let shape = resource.list_shape();
+        let choices = shape.field_choices();
+        for choice in &choices {
+            assert!(shape.is_field_choice(choice), "{choice}");
+        }
+        // Every field and member name, readable or not, top-level or nested, in every form.
+        for field in shape.fields {
+            let mut names = vec![field.name.to_owned(), format!("{}.x", field.name)];
+            if let crate::machinery::resource::FieldType::Object(members) = field.field_type {
+                names.extend(members.iter().map(|m| format!("{}.{}", field.name, m.name)));
+                names.extend(members.iter().map(|m| m.name.to_owned()));
+            }
+            for name in names {
+                assert_eq!(
+                    shape.is_field_choice(&name),
+                    choices.contains(&name),
+                    "{}: {name}",
+                    resource.schema_name()
+                );
+            }
+        }
+    }
 }

@@ -5,9 +5,8 @@ use billing_auth::{AuthError, Secret};
 use serde::Deserialize;
 
 use crate::error::ApiError;
-use crate::machinery::request::{
-    BodyKind, client_address, deserialize, read_json, reject_query, validate,
-};
+use crate::machinery::body::{BodyKind, deserialize, read_json, validate};
+use crate::machinery::request::{client_address, reject_query};
 use crate::metrics::SignIn;
 use crate::state::AppState;
 

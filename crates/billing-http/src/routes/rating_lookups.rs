@@ -15,7 +15,8 @@ use super::rating_lookup_answer::AnswerWriter;
 use super::rating_lookup_body::{BodyError, Lookup, parse};
 use crate::error::ApiError;
 use crate::live_rating::Live;
-use crate::machinery::request::{BodyKind, Caller, not_json, read_body, reject_query};
+use crate::machinery::body::{BodyKind, not_json, read_body};
+use crate::machinery::request::{Caller, reject_query};
 use crate::state::AppState;
 
 /// The most items one request may rate.

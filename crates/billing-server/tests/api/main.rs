@@ -15,6 +15,7 @@ mod cli;
 mod console;
 mod contract_owners;
 mod conventions;
+mod conventions_writes;
 mod currencies_and_locales;
 mod customers;
 mod declared_queries;

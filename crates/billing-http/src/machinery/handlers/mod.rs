@@ -25,13 +25,13 @@ use billing_domain::query::{CountPreference, PageRequest};
 use serde_json::Value;
 
 use super::audit::{self, Action};
+use super::body::{BodyKind, deserialize, read_json, validate};
 use super::idempotency::{self, StoredResponse};
 use super::list::{PREFERENCE_APPLIED, count_preference, link_header, parse_list_params, project};
 use super::members::{self, Origin};
 use super::patch;
 use super::request::{
-    BodyKind, Caller, IfMatch, ReadCaller, check_if_match, deserialize, if_match, path_id,
-    query_pairs, read_json, reject_query, validate,
+    Caller, IfMatch, ReadCaller, check_if_match, if_match, path_id, query_pairs, reject_query,
 };
 use super::resource::{Access, Resource, WriteRequest, not_found};
 use crate::error::ApiError;
