@@ -21,7 +21,7 @@ use crate::state::AppState;
 /// The methods the API answers.
 pub const ALLOWED_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 /// The request headers a client may send beyond the CORS-safelisted ones.
-pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, If-Match, Idempotency-Key, Prefer, cascade_end_date, X-Request-Id";
+pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Prefer, cascade_end_date, X-Request-Id";
 /// The response headers a client may read beyond the CORS-safelisted ones.
 pub const EXPOSED_HEADERS: &str = "ETag, Location, X-Total-Count, Link, Preference-Applied, X-Request-Id, Retry-After, \
      Idempotent-Replayed, Allow";

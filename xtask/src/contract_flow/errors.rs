@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use super::{Flow, READER_PASSWORD};
 
 impl Flow<'_> {
-    /// The documented errors: 400, 401, 403, 404, 409 (below, deleting), 412, 413, 415, 429.
+    /// The documented errors: 400, 401, 403, 404, 409 (below, deleting), 412, 413, 415, 429;
+    /// and 304 for a read whose If-None-Match names the record's ETag.
     pub(super) fn errors(&mut self, created: &[(String, String)]) {
         let reader = self.read_only_token();
         for (collection, record) in created {
@@ -63,6 +64,26 @@ impl Flow<'_> {
                     Some(("application/json-patch+json", "[]".into())),
                 );
                 self.expect_status(&format!("PATCH {record} with a stale ETag"), &stale, &[412]);
+                let guarded = self.send(
+                    "patch",
+                    record,
+                    &[("If-None-Match", "*")],
+                    Some(("application/json-patch+json", "[]".into())),
+                );
+                self.expect_status(
+                    &format!("PATCH {record} with If-None-Match: *"),
+                    &guarded,
+                    &[412],
+                );
+            }
+            let read = self.send("get", record, &[], None);
+            if let Some(etag) = read.header("etag").map(str::to_owned) {
+                let current = self.send("get", record, &[("If-None-Match", &etag)], None);
+                self.expect_status(
+                    &format!("GET {record} naming its ETag in If-None-Match"),
+                    &current,
+                    &[304],
+                );
             }
         }
         let huge = format!("{{\"name\":\"{}\"}}", "x".repeat(17 * 1024 * 1024));

@@ -234,25 +234,40 @@ pub fn path_id(request: &HttpRequest) -> Result<i64, ApiError> {
 
 pub use super::query_string::{query_pairs, reject_query};
 
-/// The longest `If-Match` header a write reads (400 beyond): dozens of entity tags.
+/// The longest `If-Match` or `If-None-Match` header read (400 beyond): dozens of entity tags.
 pub const IF_MATCH_MAX_CHARS: usize = 1024;
 
-/// What an `If-Match` header accepts: `None` when absent, `Some(None)` for `*`, else the tags.
+/// What an `If-Match` or `If-None-Match` header holds: `None` when absent, `Some(None)` for
+/// `*`, else the tags as written (weak ones keep their `W/`).
 pub type IfMatch = Option<Option<Vec<String>>>;
 
-/// The entity tags of an `If-Match` header, as written: weak ones keep their `W/`, so the
-/// strong comparison of [`check_if_match`] never matches them.
+/// The entity tags of the `If-Match` header.
 pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
-    let Some(value) = request.headers().get(header::IF_MATCH) else {
+    entity_tags(request, header::IF_MATCH, "If-Match")
+}
+
+/// The entity tags of the `If-None-Match` header.
+pub fn if_none_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
+    entity_tags(request, header::IF_NONE_MATCH, "If-None-Match")
+}
+
+/// The entity tags of the header `name` (called `label` in errors), as written: a list of
+/// quoted tags, each maybe `W/`, or `*`; anything else is 400 naming the header.
+fn entity_tags(
+    request: &HttpRequest,
+    name: header::HeaderName,
+    label: &str,
+) -> Result<IfMatch, ApiError> {
+    let Some(value) = request.headers().get(name) else {
         return Ok(None);
     };
     let text = value
         .to_str()
-        .map_err(|_| ApiError::field("If-Match", "the header is malformed"))?
+        .map_err(|_| ApiError::field(label, "the header is malformed"))?
         .trim();
     if text.len() > IF_MATCH_MAX_CHARS {
         return Err(ApiError::field(
-            "If-Match",
+            label,
             format!("must be at most {IF_MATCH_MAX_CHARS} characters"),
         ));
     }
@@ -275,7 +290,7 @@ pub fn if_match(request: &HttpRequest) -> Result<IfMatch, ApiError> {
         .any(|tag| !quoted(tag.strip_prefix("W/").unwrap_or(tag)))
     {
         return Err(ApiError::field(
-            "If-Match",
+            label,
             "expected one or more quoted entity tags, or *",
         ));
     }
@@ -292,6 +307,53 @@ pub fn check_if_match(condition: &Option<Option<Vec<String>>>, tag: &str) -> Res
             )))
         }
         _ => Ok(()),
+    }
+}
+
+/// Whether `condition` (from [`if_none_match`]) names the current entity tag: `*`, or a tag
+/// equal to it compared weakly (RFC 9110 §13.1.2: `W/"3"` and `"3"` both name version 3).
+/// A read answers 304 then, a write 412.
+pub fn none_match_names(condition: &IfMatch, tag: &str) -> bool {
+    match condition {
+        None => false,
+        Some(None) => true,
+        Some(Some(tags)) => tags
+            .iter()
+            .any(|candidate| candidate.strip_prefix("W/").unwrap_or(candidate) == tag),
+    }
+}
+
+/// The preconditions of a write on one record (RFC 9110 §13.2.2, in its order): `If-Match`
+/// must name the current version (strongly), then `If-None-Match` must not (weakly, or `*`,
+/// which names any record that exists).
+#[derive(Debug, Clone, Default)]
+pub struct Preconditions {
+    pub if_match: IfMatch,
+    pub if_none_match: IfMatch,
+}
+
+impl Preconditions {
+    pub fn of(request: &HttpRequest) -> Result<Self, ApiError> {
+        Ok(Self {
+            if_match: if_match(request)?,
+            if_none_match: if_none_match(request)?,
+        })
+    }
+
+    /// Whether the request sent either header (a write that loses a race is then 412).
+    pub fn any(&self) -> bool {
+        self.if_match.is_some() || self.if_none_match.is_some()
+    }
+
+    /// 412 unless both headers accept the record whose entity tag is `tag`.
+    pub fn check(&self, tag: &str) -> Result<(), ApiError> {
+        check_if_match(&self.if_match, tag)?;
+        if none_match_names(&self.if_none_match, tag) {
+            return Err(ApiError::precondition_failed(format!(
+                "If-None-Match names the current version {tag}"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -370,6 +432,39 @@ mod tests {
             .insert_header((header::IF_MATCH, value))
             .to_http_request();
         if_match(&request)
+    }
+
+    fn none_match_of(value: &str) -> Result<IfMatch, ApiError> {
+        let request = actix_web::test::TestRequest::default()
+            .insert_header((header::IF_NONE_MATCH, value))
+            .to_http_request();
+        if_none_match(&request)
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly_and_star_names_any_record() {
+        let names =
+            |value: &str| none_match_names(&none_match_of(value).expect("well-formed"), "\"3\"");
+        assert!(names("\"3\""));
+        assert!(names("W/\"3\""), "a weak tag names the same version");
+        assert!(names("\"2\", W/\"3\""));
+        assert!(names("*"));
+        assert!(!names("\"2\""));
+        assert!(!names("\"33\""));
+        assert!(!none_match_names(&None, "\"3\""), "no header names nothing");
+        let error = none_match_of("3").expect_err("unquoted");
+        insta::assert_snapshot!(error.into_field_errors().expect("a field")[0].field, @"If-None-Match");
+        let write = Preconditions {
+            if_match: None,
+            if_none_match: Some(None),
+        };
+        assert_eq!(write.check("\"3\"").unwrap_err().status().as_u16(), 412);
+        let both = Preconditions {
+            if_match: Some(Some(vec!["\"3\"".into()])),
+            if_none_match: Some(Some(vec!["\"2\"".into()])),
+        };
+        assert!(both.check("\"3\"").is_ok());
+        assert!(both.any() && !Preconditions::default().any());
     }
 
     #[test]

@@ -210,6 +210,8 @@ pub(super) fn resource_paths(
     let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
     let tag = [resource.path];
     let etag_header = json!({ "ETag": header("ETag") });
+    let if_none_match = |effect: &str| json!({ "name": "If-None-Match", "in": "header", "required": false, "description": format!("{effect} when the record's ETag is one of these (compared weakly: W/\"3\" names version 3), or for *."), "schema": { "type": "string", "maxLength": crate::machinery::request::IF_MATCH_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
+    let not_modified = json!({ "description": "Not modified: If-None-Match names the record's current ETag. No body.", "headers": { "ETag": header("ETag") } });
     let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": { "type": "string", "maxLength": crate::machinery::request::IF_MATCH_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" } });
 
     let mut collection = Map::new();
@@ -340,19 +342,22 @@ pub(super) fn resource_paths(
     item.insert("get".into(), json!({
         "tags": tag, "summary": format!("Get one {}", resource.noun),
         "operationId": operation_id("get", resource.noun),
-        "description": format!("The record with its ETag (its version, for If-Match); 404 when there is none.{}", permission_note(resource.read)),
-        "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found."))]), &[400, 401, 403, 404]),
+        "description": format!("The record with its ETag (its version, for If-Match); 404 when there is none; 304 when If-None-Match names its ETag.{}", permission_note(resource.read)),
+        "parameters": [if_none_match("304 with no body")],
+        "responses": with_errors(Map::from_iter([("200".to_owned(), one("Found.")), ("304".to_owned(), not_modified.clone())]), &[400, 401, 403, 404]),
     }));
     item.insert("head".into(), json!({
         "tags": tag, "summary": format!("Check one {} (as GET, without a body)", resource.noun),
         "operationId": operation_id("check", resource.noun),
         "description": "Answers exactly as GET would (status, ETag, Content-Type, Content-Length) with no body.",
+        "parameters": [if_none_match("304")],
         "responses": with_errors(Map::from_iter([("200".to_owned(), json!({
             "description": "Found; no body.",
             "headers": { "ETag": header("ETag"), "Content-Length": header("Content-Length") }
-        }))]), &[400, 401, 403, 404]),
+        })), ("304".to_owned(), not_modified)]), &[400, 401, 403, 404]),
     }));
-    let mut write_parameters = vec![if_match.clone()];
+    let if_none_match = if_none_match("Refused (412)");
+    let mut write_parameters = vec![if_match.clone(), if_none_match.clone()];
     write_parameters.extend(resource.headers.iter().map(|header| json!({
         "name": header.name, "in": "header", "required": false, "description": header.description,
         "schema": { "type": "string", "enum": ["true", "false"] }
@@ -382,7 +387,7 @@ pub(super) fn resource_paths(
     }
     if ops.delete {
         item.insert("delete".into(), json!({
-            "tags": tag, "summary": format!("Delete {}", with_article(resource.noun)), "parameters": [if_match],
+            "tags": tag, "summary": format!("Delete {}", with_article(resource.noun)), "parameters": [if_match, if_none_match],
             "operationId": operation_id("delete", resource.noun),
             "description": format!("Removes the record; 409 while other records still refer to it, naming them.{}", permission_note(resource.write)),
             "responses": with_errors(Map::from_iter([("204".to_owned(), json!({ "description": "Deleted." }))]), &[400, 401, 403, 404, 409, 412]),

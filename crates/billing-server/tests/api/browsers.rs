@@ -14,7 +14,7 @@ api_test! {
         assert_eq!(preflight.header("access-control-allow-origin"), Some(allowed));
         assert!(preflight.header("access-control-allow-methods").expect("methods").contains("PATCH"));
         let headers = preflight.header("access-control-allow-headers").expect("headers").to_ascii_lowercase();
-        for header in ["authorization", "if-match", "idempotency-key", "cascade_end_date", "content-type"] {
+        for header in ["authorization", "if-match", "if-none-match", "idempotency-key", "cascade_end_date", "content-type"] {
             assert!(headers.contains(header), "{headers}");
         }
         // A request: the origin allowed, the headers a client reads exposed.

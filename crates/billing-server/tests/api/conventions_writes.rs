@@ -70,6 +70,52 @@ api_test! {
         assert_eq!(app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", &current)], None).status, 204);
     }
 
+    fn if_none_match_answers_304_to_a_current_copy_and_412_to_a_write(app) {
+        app.create(PATH, json!({ "name": "Calls", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        let item = format!("{PATH}/1");
+        let etag = app.get(&item).header("etag").expect("etag").to_owned();
+        let get = |method: &str, tag: &str| app.send(method, &item, Some(&app.admin_token), &[("If-None-Match", tag)], None);
+        // The client's copy is current: 304, no body, the tag again; compared weakly, `*` any.
+        for tag in [etag.clone(), format!("W/{etag}"), format!("\"0\", {etag}"), "*".to_owned()] {
+            for method in ["GET", "HEAD"] {
+                let reply = get(method, &tag);
+                assert_eq!(reply.status, 304, "{method} {tag}: {}", reply.text);
+                assert_eq!(reply.text, "", "{method} {tag}");
+                assert_eq!(reply.header("etag"), Some(etag.as_str()), "{method} {tag}");
+            }
+        }
+        let stale = get("GET", "\"0\"");
+        assert_eq!(stale.status, 200, "{}", stale.text);
+        assert_eq!(stale.json()["name"], "Calls");
+        assert_eq!(get("GET", "garbage").error_fields(), vec!["If-None-Match"]);
+        app.send("GET", &format!("{PATH}/9"), Some(&app.admin_token), &[("If-None-Match", "*")], None).assert_problem(404);
+        // A write is refused (412) while If-None-Match names the record, and changes nothing.
+        let body = json!({ "name": "Voice", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
+        let ops = json!([{ "op": "replace", "path": "/name", "value": "Voice" }]).to_string();
+        for tag in ["*", etag.as_str()] {
+            app.send("PUT", &item, Some(&app.admin_token), &[("If-None-Match", tag)], Some(("application/json", body.clone()))).assert_problem(412);
+            app.send("PATCH", &item, Some(&app.admin_token), &[("If-None-Match", tag)], Some(("application/json-patch+json", ops.clone()))).assert_problem(412);
+            app.send("DELETE", &item, Some(&app.admin_token), &[("If-None-Match", tag)], None).assert_problem(412);
+        }
+        assert_eq!(app.get(&item).header("etag"), Some(etag.as_str()), "nothing changed");
+        // If-Match is checked first; a write whose If-None-Match names another version goes on.
+        app.send("PATCH", &item, Some(&app.admin_token), &[("If-Match", "\"9\""), ("If-None-Match", "\"0\"")], Some(("application/json-patch+json", ops.clone()))).assert_problem(412);
+        let patched = app.send("PATCH", &item, Some(&app.admin_token), &[("If-Match", &etag), ("If-None-Match", "\"0\"")], Some(("application/json-patch+json", ops)));
+        assert_eq!(patched.status, 200, "{}", patched.text);
+        assert_eq!(patched.json()["name"], "Voice");
+    }
+
+    fn a_bulk_update_refuses_preconditions_it_could_not_honour(app) {
+        app.create("/v1/users", json!({ "username": "a1", "password": "long-enough-pass", "roles": ["READ_ONLY"] }));
+        let body = json!([{ "id": 2, "email": "a1@example.com" }]).to_string();
+        for header in ["If-Match", "If-None-Match"] {
+            let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[(header, "*")], Some(("application/json", body.clone())));
+            reply.assert_problem(400);
+            assert_eq!(reply.error_fields(), vec![header]);
+        }
+        assert_eq!(app.get("/v1/users/2").json()["email"], serde_json::Value::Null, "nothing changed");
+    }
+
     fn long_parameter_values_and_if_match_headers_are_refused_by_name(app) {
         // A list parameter's value is at most 2048 characters, If-Match at most 1024
         // (docs/api.md, "Lists"): beyond, 400 naming it, well before the 8 KiB request target.

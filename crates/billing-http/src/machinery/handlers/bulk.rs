@@ -11,6 +11,16 @@ pub async fn bulk_update<R: Resource>(
     caller.require(R::WRITE)?;
     let writer = audit::Writer::new(caller.clone());
     reject_query(&request)?;
+    // A version is a record's: a precondition on the batch would have none to compare with,
+    // and ignoring it would leave the client believing its write was guarded.
+    for name in ["If-Match", "If-None-Match"] {
+        if request.headers().contains_key(name) {
+            return Err(ApiError::field(
+                name,
+                "a bulk update takes no precondition (each record has its own version); change the records one by one to guard each",
+            ));
+        }
+    }
     let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
     let Value::Array(elements) = body else {
         return Err(ApiError::field(
@@ -58,8 +68,8 @@ pub async fn bulk_update<R: Resource>(
             let mut records = Vec::with_capacity(changes.len());
             for (index, id, members) in changes.iter().cloned() {
                 let element = format!("[{index}]");
-                let current =
-                    current::<R>(c, &caller, id, &None).map_err(|e| e.within(&element))?;
+                let current = current::<R>(c, &caller, id, &Preconditions::default())
+                    .map_err(|e| e.within(&element))?;
                 let before = to_json(&current)?;
                 let sets_more = !write_only_values::<R>(&members).is_empty();
                 let mut document = before.clone();

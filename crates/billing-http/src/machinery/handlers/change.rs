@@ -30,7 +30,7 @@ pub async fn replace<R: Resource>(
                 input.clone(),
                 &write_request,
             )?
-            .ok_or_else(|| lost_race(condition.is_some()))
+            .ok_or_else(|| lost_race(condition.any()))
         })
     })
     .await??;
@@ -80,7 +80,7 @@ pub async fn patch<R: Resource>(
                     input,
                     &write_request,
                 )?
-                .ok_or_else(|| lost_race(condition.is_some()))
+                .ok_or_else(|| lost_race(condition.any()))
             };
             written_unless_unchanged::<R>(c, current, &before, sets_more, write)
         })

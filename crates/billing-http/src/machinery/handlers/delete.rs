@@ -18,7 +18,7 @@ pub async fn delete<R: Resource>(
         database.write(|c| {
             let current = current::<R>(c, &caller, id, &condition)?;
             if !R::delete(c, &caller, &current)? {
-                return Err(lost_race(condition.is_some()));
+                return Err(lost_race(condition.any()));
             }
             let before = to_json(&current)?;
             audit::record(c, &writer, Action::Delete, R::PATH, id, Some(&before), None)

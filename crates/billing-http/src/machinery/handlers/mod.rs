@@ -31,7 +31,8 @@ use super::list::{PREFERENCE_APPLIED, count_preference, link_header, parse_list_
 use super::members::{self, Origin};
 use super::patch;
 use super::request::{
-    Caller, IfMatch, ReadCaller, check_if_match, if_match, path_id, query_pairs, reject_query,
+    Caller, Preconditions, ReadCaller, if_none_match, none_match_names, path_id, query_pairs,
+    reject_query,
 };
 use super::resource::{Access, Resource, WriteRequest, not_found};
 use crate::error::ApiError;
@@ -135,15 +136,16 @@ fn same_content<R: Resource>(before: &Value, after: &Value) -> bool {
         .all(|field| before.get(field.name) == after.get(field.name))
 }
 
-/// The record `id` as it is now: 404 when missing, 412 when `If-Match` no longer matches.
+/// The record `id` as it is now: 404 when missing, 412 when `If-Match` no longer matches or
+/// `If-None-Match` names it.
 fn current<R: Resource>(
     connection: &mut billing_persistence::DbConnection,
     caller: &billing_auth::AuthenticatedUser,
     id: i64,
-    condition: &IfMatch,
+    condition: &Preconditions,
 ) -> Result<R::Record, ApiError> {
     let record = R::find(connection, caller, id)?.ok_or_else(|| not_found::<R>(id))?;
-    check_if_match(condition, &R::entity_tag(&record))?;
+    condition.check(&R::entity_tag(&record))?;
     Ok(record)
 }
 
@@ -285,11 +287,11 @@ fn validate_named<R: Resource>(input: &R::Input) -> Result<(), ApiError> {
 }
 
 /// What every write on one record starts with: the permission, who writes, no query
-/// parameters, the path id, `If-Match` and the resource's declared headers.
+/// parameters, the path id, `If-Match`/`If-None-Match` and the resource's declared headers.
 struct ItemWrite {
     writer: audit::Writer,
     id: i64,
-    condition: IfMatch,
+    condition: Preconditions,
     request: WriteRequest,
 }
 
@@ -332,7 +334,7 @@ impl ItemWrite {
         Ok(Self {
             writer: audit::Writer::new(caller.clone()),
             id: path_id(request)?,
-            condition: if_match(request)?,
+            condition: Preconditions::of(request)?,
             request: WriteRequest {
                 flags: declared_headers::<R>(request)?,
                 patched_paths: None,

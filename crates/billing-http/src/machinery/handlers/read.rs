@@ -113,12 +113,19 @@ pub async fn get<R: Resource>(
     state: web::Data<AppState>,
     caller: ReadCaller,
 ) -> Handled {
-    let parsed = reject_query(&request).and_then(|()| path_id(&request));
-    let (record, _) = caller
-        .read_one(&state, R::READ, parsed, |c, caller, id| {
+    let parsed = reject_query(&request)
+        .and_then(|()| path_id(&request))
+        .and_then(|id| Ok((id, if_none_match(&request)?)));
+    let (record, (_, condition)) = caller
+        .read_one(&state, R::READ, parsed, |c, caller, (id, _)| {
             R::find(c, caller, *id)?.ok_or_else(|| not_found::<R>(*id))
         })
         .await?;
+    let tag = R::entity_tag(&record);
+    // The client's copy is current (RFC 9110 §13.1.2): no body, the tag again.
+    if none_match_names(&condition, &tag) {
+        return Ok(with_etag(HttpResponse::NotModified().finish(), &tag));
+    }
     // Written straight from the record: no intermediate JSON value.
     let body = serde_json::to_vec(&record)
         .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
@@ -126,7 +133,7 @@ pub async fn get<R: Resource>(
         HttpResponse::Ok()
             .content_type("application/json")
             .body(body),
-        &R::entity_tag(&record),
+        &tag,
     ))
 }
 
