@@ -128,7 +128,7 @@ pub fn write_only_check(field: &Field, noun: &syn::LitStr) -> TokenStream {
 /// For a `[create_only]` member, a replace (or patch) that changes the stored value is an
 /// error naming it.
 pub fn create_only_check(field: &Field) -> TokenStream {
-    if field.modifier.is_none() {
+    if !field.is_create_only() {
         return TokenStream::new();
     }
     let name = &field.name;
@@ -219,7 +219,8 @@ pub fn field_entry(field: &Field) -> TokenStream {
             }
         }
     };
-    quote!(#entry.non_empty_if(#kind::NON_EMPTY).at_most_if(#kind::MAX_ITEMS))
+    let echoed = field.is_echoed();
+    quote!(#entry.non_empty_if(#kind::NON_EMPTY).at_most_if(#kind::MAX_ITEMS).echoed_if(#echoed))
 }
 
 /// The Rust type of an owned child member in a record (`Record`) or a body (`Input`).

@@ -157,7 +157,10 @@ fn document_impl(declaration: &Declaration) -> TokenStream {
     let read_members = declaration.fields.iter().map(|field| {
         let (name, alias) = (&field.name, kind_alias(field));
         let json = json_name(name);
-        let reader = format_ident!("json_{}", field.access);
+        let reader = match field.is_echoed() {
+            true => format_ident!("json_echoed"),
+            false => format_ident!("json_{}", field.access),
+        };
         quote!(#name: documents::#reader::<#alias>(object, #json, path, errors),)
     });
     let read_children = children.iter().map(|child| {
@@ -262,7 +265,7 @@ fn description(declaration: &Declaration) -> TokenStream {
             }
             None => quote!(None),
         };
-        let create_only = field.modifier.is_some();
+        let (create_only, echoed) = (field.is_create_only(), field.is_echoed());
         let default = match &field.default {
             Some(default) => {
                 let text = default.to_token_stream().to_string();
@@ -283,6 +286,7 @@ fn description(declaration: &Declaration) -> TokenStream {
                 references: #references,
                 shown_as: #shown_as,
                 create_only: #create_only,
+                echoed: #echoed,
                 default: #default,
             }
         }

@@ -21,8 +21,10 @@ pub const ACCESSES: &[&str] = &[
 /// How a parent holds an owned child table.
 pub const MULTIPLICITIES: &[&str] = &["list", "non_empty_list", "one", "optional_one", "values"];
 
-/// The only modifier a member takes.
-const MODIFIERS: &[&str] = &["create_only"];
+/// The modifiers a member takes: `create_only` (a replace or patch may not change it);
+/// `echoed`, on a `derived` member only (a body may carry it back, as a read showed it, and it
+/// is ignored: the server fills it in).
+const MODIFIERS: &[&str] = &["create_only", "echoed"];
 
 /// The sections that may follow a declaration's members, in the order they are handed on.
 const SECTIONS: &[&str] = &["children", "scope", "headers", "rules", "extra_filters"];
@@ -54,6 +56,22 @@ pub struct Field {
     pub shown_as: Option<(Ident, Ident)>,
     pub modifier: Option<Ident>,
     pub default: Option<Expr>,
+}
+
+impl Field {
+    /// `[create_only]`: set by a create only.
+    pub fn is_create_only(&self) -> bool {
+        self.modifier
+            .as_ref()
+            .is_some_and(|modifier| modifier == "create_only")
+    }
+
+    /// `[echoed]`: a derived member a body may carry back (ignored).
+    pub fn is_echoed(&self) -> bool {
+        self.modifier
+            .as_ref()
+            .is_some_and(|modifier| modifier == "echoed")
+    }
 }
 
 #[derive(Clone)]
@@ -292,6 +310,12 @@ impl Parse for Field {
             bracketed!(content in input);
             let modifier: Ident = content.parse()?;
             one_of(&modifier, MODIFIERS, "modifier")?;
+            if modifier == "echoed" && field.access != "derived" {
+                return Err(syn::Error::new(
+                    modifier.span(),
+                    "`echoed` is for a `derived` member (one the server fills in)",
+                ));
+            }
             field.modifier = Some(modifier);
         }
         if input.peek(Token![=]) {

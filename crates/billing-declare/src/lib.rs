@@ -7,7 +7,7 @@
 //! table_name {
 //!     /// Description of the member.
 //!     member_name: access Kind<params> [references(table, "noun")] [shown_as(member, table)]
-//!                  [[create_only]] [= default],
+//!                  [[create_only] | [echoed]] [= default],
 //! }
 //! children { /// doc  member_name: list|non_empty_list|one|optional_one|values child_table }
 //! scope { column [in table.column]* }

@@ -83,6 +83,9 @@ pub struct Member {
     pub shown_as: Option<&'static str>,
     /// Set by a create only; a replace or patch may not change it.
     pub create_only: bool,
+    /// A derived member a body may carry back, as a read showed it; ignored (the server fills
+    /// it in).
+    pub echoed: bool,
     /// The declared default of a `defaulted` member, as written.
     pub default: Option<&'static str>,
 }

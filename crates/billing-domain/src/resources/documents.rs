@@ -362,6 +362,20 @@ pub fn json_derived<K: Kind>(
     None
 }
 
+/// A derived member a body may carry back as a read showed it (`[echoed]`): it must keep its
+/// kind's rule, but its value is ignored (the server fills it in).
+pub fn json_echoed<K: Kind>(
+    object: &Map<String, Value>,
+    name: &str,
+    path: &str,
+    errors: &mut ValidationErrors,
+) -> Option<K::Value> {
+    if let Some(value) = json_member::<K>(object, name, path, None, errors) {
+        checked::<K>(value, join(path, name), errors);
+    }
+    None
+}
+
 pub use json_derived as json_created;
 pub use json_derived as json_kept;
 pub use json_derived as json_updated;

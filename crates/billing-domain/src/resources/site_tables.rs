@@ -196,8 +196,9 @@ billing_declare::declare! {
     site_assigned_custom_fields {
         /// Id of the custom field definition.
         custom_field_definition_id: required Id references(custom_field_definitions, "custom field definition"),
-        /// Display label of the definition, read from it.
-        label: derived Text<1, 255>,
+        /// Display label of the definition, read from it. A body may send it back as a read
+        /// showed it; it is ignored (labels are set on the definition).
+        label: derived Text<1, 255> [echoed],
         /// The value; null when not set (e.g. `CC-104`).
         value: optional Text<0, 1000>,
     }

@@ -127,3 +127,24 @@ fn a_document_that_is_not_an_object_is_that_one_error() {
         "startDate": "2026-01-01", "siteAddress": 5, "siteIdReceivingInvoice": 2 });
     insta::assert_snapshot!(crate::resources::sites::Parsed::from_json(&nested, "").unwrap_err(), @"siteAddress: must be an object; siteContacts: must hold at least one element");
 }
+
+#[test]
+fn a_custom_fields_label_sent_back_is_checked_and_ignored() {
+    use crate::resources::sites::Parsed as Site;
+    let body = |label: serde_json::Value| {
+        serde_json::json!({ "customerId": 1, "siteName": "S", "siteReference": "R",
+            "startDate": "2026-01-01", "siteIdReceivingInvoice": 2,
+            "siteAddress": { "address1": "1 High Street", "town": "Leeds", "postcode": "LS1 1AA", "country": "GB" },
+            "siteContacts": [{ "contactName": "Ann", "contactRole": "ACCOUNTS" }],
+            "assignedCustomFields": [{ "customFieldDefinitionId": 4, "label": label, "value": "v" }] })
+    };
+    for label in [serde_json::json!("Cost centre"), serde_json::Value::Null] {
+        let site = Site::from_json(&body(label), "").expect("a label sent back is accepted");
+        assert_eq!(
+            site.assigned_custom_fields[0].label, None,
+            "the server fills it in"
+        );
+    }
+    insta::assert_snapshot!(Site::from_json(&body(serde_json::json!(5)), "").unwrap_err(), @"assignedCustomFields[0].label: must be a string");
+    insta::assert_snapshot!(Site::from_json(&body(serde_json::json!("")), "").unwrap_err(), @"assignedCustomFields[0].label: must be 1 to 255 characters long (got 0)");
+}

@@ -92,6 +92,9 @@ pub struct Field {
     /// Only in the answer to the create (an API key's secret): never in a read or a list, so
     /// `fields` cannot ask for it.
     pub shown_once: bool,
+    /// A read-only member a body may carry back as a read showed it (`[echoed]`): accepted
+    /// when its type fits and ignored; a patch may still not change it.
+    pub echoed: bool,
     pub description: &'static str,
 }
 
@@ -125,6 +128,7 @@ impl Field {
             default: None,
             shows: None,
             shown_once: false,
+            echoed: false,
             description,
         }
     }
@@ -268,6 +272,12 @@ impl Field {
             Some(most) => self.at_most(most),
             None => self,
         }
+    }
+
+    /// [`Field::echoed`](Field#structfield.echoed) when `flag`.
+    pub const fn echoed_if(mut self, flag: bool) -> Self {
+        self.echoed = flag;
+        self
     }
 
     pub const fn non_empty_if(self, flag: bool) -> Self {

@@ -86,10 +86,11 @@ pub fn kept<K: ApiKind>(_: &(), _: &()) -> garde::Result {
     Ok(())
 }
 
-/// garde's check of a derived member: a body never carries one (the member checks refuse it
-/// as read-only); the server fills it in.
-pub fn derived<K: ApiKind>(_: &Option<K::Input>, _: &()) -> garde::Result {
-    Ok(())
+/// garde's check of a derived member: the server fills it in, and a body carries one only when
+/// it is `[echoed]` (the member checks refuse the others as read-only); what it sends back must
+/// keep the kind's rule, though it is then ignored.
+pub fn derived<K: ApiKind>(input: &Option<K::Input>, _: &()) -> garde::Result {
+    optional::<K>(input, &())
 }
 
 /// garde's check of a defaulted field: the kind's rule when a value is there (the default

@@ -91,7 +91,7 @@ pub fn check_object(
             None => errors.push(member, "unknown field"),
             Some(field) if field.access == Access::ReadOnly => {
                 let stored_id = origin == Origin::Stored && nested && field.name == "id";
-                if !stored_id {
+                if !stored_id && !field.echoed {
                     errors.push(member, "is read-only and cannot be set");
                 }
             }
@@ -171,9 +171,10 @@ pub fn check_types(
         let Some(field) = fields.iter().find(|field| field.name == key) else {
             return false;
         };
-        // Read-only members are the member checks' to name; an owned element keeps its id.
+        // Read-only members are the member checks' to name; an owned element keeps its id; an
+        // echoed member is checked (then ignored).
         let element_id = field.name == "id" && !path.is_empty();
-        if field.access == Access::ReadOnly && !element_id {
+        if field.access == Access::ReadOnly && !element_id && !field.echoed {
             return false;
         }
         let member = join(path, key);

@@ -245,7 +245,7 @@ pub(super) fn object_schema(fields: &[Field], input: bool) -> Value {
     let mut required = Vec::new();
     for field in fields {
         let shown = if input {
-            field.access != Access::ReadOnly
+            field.access != Access::ReadOnly || field.echoed
         } else {
             field.access != Access::WriteOnly
         };

@@ -193,6 +193,27 @@ api_test! {
         refreshed.assert_problem(401);
     }
 
+    fn revoking_or_reusing_a_token_ends_its_family_and_no_other(app) {
+        let admin = json!({ "username": "admin", "password": ADMIN_PASSWORD });
+        let send = |path: &str, token: &Value| {
+            app.send("POST", path, None, &[], Some(("application/json", json!({ "refreshToken": token }).to_string())))
+        };
+        let (first, other) = (sign_in(&app, admin.clone()).json(), sign_in(&app, admin.clone()).json());
+        let rotated = send("/v1/authenticate/refresh", &first["refreshToken"]).json();
+        // Revoking the used token of a family ends the token it was rotated into.
+        assert_eq!(send("/v1/authenticate/revoke", &first["refreshToken"]).status, 204);
+        send("/v1/authenticate/refresh", &rotated["refreshToken"]).assert_problem(401);
+        // Another sign-in is another family: it lives on.
+        let other = send("/v1/authenticate/refresh", &other["refreshToken"]);
+        assert_eq!(other.status, 200, "{}", other.text);
+        // Reuse ends its own family only.
+        let (third, fourth) = (sign_in(&app, admin.clone()).json(), sign_in(&app, admin).json());
+        send("/v1/authenticate/refresh", &third["refreshToken"]);
+        send("/v1/authenticate/refresh", &third["refreshToken"]).assert_problem(401);
+        assert_eq!(send("/v1/authenticate/refresh", &fourth["refreshToken"]).status, 200);
+        assert_eq!(send("/v1/authenticate/refresh", &other.json()["refreshToken"]).status, 200);
+    }
+
     fn a_refresh_token_lives_thirty_days_and_is_refused_after(app) {
         use diesel::prelude::*;
         use billing_persistence::schema::refresh_tokens;

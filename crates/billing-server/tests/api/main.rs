@@ -35,5 +35,6 @@ mod review_findings;
 mod scale_out;
 mod server_process;
 mod site_lists;
+mod site_rules;
 mod sites;
 mod users;

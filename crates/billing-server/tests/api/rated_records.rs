@@ -170,7 +170,26 @@ api_test! {
         let second_page = app.get(&format!("/v1/reference-data-summary/CHARGE_GROUP/{}?page=2&pageSize=3", chain.charge_group));
         assert_eq!(second_page.json().as_array().map(Vec::len), Some(1));
 
-        app.get("/v1/reference-data-summary/CHARGE_GROUP/999?page=1&pageSize=10").assert_problem(404);
+        // Without a sort, ties are ordered by source charge group, then call class, then dialstring.
+        let unsorted = app.get(&format!("/v1/reference-data-summary/CHARGE_GROUP/{}?page=1&pageSize=10", chain.charge_group)).json();
+        // (A missing id sorts last, as null does.)
+        let order: Vec<(i64, i64, i64)> = unsorted.as_array().expect("rows").iter()
+            .map(|row| {
+                let key = |member: &str| row[member].as_i64().unwrap_or(i64::MAX);
+                (key("referenceDataSourceChargeGroupId"), key("callClassId"), key("dialstringId"))
+            })
+            .collect();
+        let mut expected = order.clone();
+        expected.sort();
+        assert_eq!(order, expected);
+        assert_eq!(order.len(), 4);
+        assert_ne!(order[0].0, order[3].0, "rows of two source charge groups");
+        // Unknown ids of every type are 404; an id that is not one is 400.
+        for kind in ["CHARGE_GROUP", "DIALSTRING", "CALL_CLASS"] {
+            app.get(&format!("/v1/reference-data-summary/{kind}/999?page=1&pageSize=10")).assert_problem(404);
+            assert_eq!(app.get(&format!("/v1/reference-data-summary/{kind}/0?page=1&pageSize=10")).status, 400, "{kind}/0");
+            assert_eq!(app.get(&format!("/v1/reference-data-summary/{kind}/x?page=1&pageSize=10")).status, 400, "{kind}/x");
+        }
         assert_eq!(app.get("/v1/reference-data-summary/SITE/1?page=1&pageSize=10").error_fields(), vec!["referenceDataSummaryType"]);
         assert_eq!(app.get(&format!("/v1/reference-data-summary/DIALSTRING/{}", d1["id"])).error_fields(), vec!["page", "pageSize"]);
         assert_eq!(app.get(&format!("/v1/reference-data-summary/DIALSTRING/{}?page=1&pageSize=1&sort=colour", d1["id"])).error_fields(), vec!["sort"]);

@@ -168,6 +168,10 @@ api_test! {
         let reply = app.post("/v1/rating/lookups", json!({ "referenceDataSourceId": chain.open_source, "items": [{}] }));
         assert_eq!(reply.status, 200, "{}", reply.text);
         assert_eq!(reply.json()["date"], chrono::Utc::now().date_naive().to_string());
+        // Null is the same as left out.
+        let reply = app.post("/v1/rating/lookups", json!({ "referenceDataSourceId": chain.open_source, "date": null, "items": [{}] }));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json()["date"], chrono::Utc::now().date_naive().to_string());
     }
 
     fn bad_requests_are_400_naming_the_member(app) {
