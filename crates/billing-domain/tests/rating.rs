@@ -65,6 +65,8 @@ enum Step {
     RemoveCallClass(usize),
     AddIgnoredCallClass(u8, i64, (i64, Option<i64>)),
     AddIgnoredServiceId(u8, (i64, Option<i64>)),
+    /// A source charge group moved to another source, with what it rates.
+    MoveGroup(i64, i64),
     Lookup(i64, i64, String, Option<u8>, Option<u8>),
 }
 
@@ -77,6 +79,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<usize>().prop_map(Step::RemoveCallClass),
         1 => (0u8..3, 1i64..=2, span()).prop_map(|(c, src, s)| Step::AddIgnoredCallClass(c, src, s)),
         1 => (0u8..2, span()).prop_map(|(i, s)| Step::AddIgnoredServiceId(i, s)),
+        1 => (1i64..=8, 1i64..=3).prop_map(|(g, s)| Step::MoveGroup(g, s)),
         8 => (1i64..=3, 0i64..10, proptest::collection::vec(prop::sample::select(vec!['1', '2', '3']), 0..8), prop::option::of(0u8..3), prop::option::of(0u8..3))
             .prop_map(|(src, d, n, c, s)| Step::Lookup(src, d, n.into_iter().collect(), c, s)),
     ]
@@ -134,6 +137,11 @@ proptest! {
                     next_id += 1;
                     index.add_ignored_service_id(&record);
                     tariff.ignored_service_ids.push(record);
+                }
+                Step::MoveGroup(group, source) => {
+                    let record = tariff.source_charge_groups.iter_mut().find(|g| g.id == group).expect("in the skeleton");
+                    record.reference_data_source_id = source;
+                    index.upsert_source_charge_group(record.clone()).expect("moves");
                 }
                 Step::Lookup(source, offset, number, class, service) => {
                     let class = class.map(call_class);

@@ -339,7 +339,43 @@ impl DigitTrie {
 
     /// True when one more [`Self::insert`] cannot be refused.
     pub fn has_room(&self) -> bool {
-        self.words.len() + MAX_INSERT_WORDS <= self.limit
+        self.has_room_for(1)
+    }
+
+    /// Whether `inserts` more inserts surely fit under the limit.
+    pub fn has_room_for(&self, inserts: usize) -> bool {
+        self.words
+            .len()
+            .saturating_add(inserts.saturating_mul(MAX_INSERT_WORDS))
+            <= self.limit
+    }
+
+    /// Every entry whose value is `value`, with its digits, in one walk of the whole trie:
+    /// what moving a source charge group's dialstrings to another source takes out.
+    pub fn entries_with_value(&self, value: u32) -> Vec<(Vec<u8>, Version)> {
+        let mut found = Vec::new();
+        let mut stack = vec![(0u32, Vec::new())];
+        while let Some((index, digits)) = stack.pop() {
+            let node = self.node(index);
+            let mut link = node.versions();
+            while link != NONE {
+                let version = self.version(link);
+                if version.value == value {
+                    found.push((digits.clone(), version));
+                }
+                link = version.next;
+            }
+            let mut rank = 0;
+            for digit in 0..10u8 {
+                if node.mask() & (1 << digit) != 0 {
+                    let mut child = digits.clone();
+                    child.push(digit);
+                    stack.push((node.first_child() + rank, child));
+                    rank += 1;
+                }
+            }
+        }
+        found
     }
 
     /// Words in use (nodes, versions and freed blocks kept for reuse).

@@ -20,8 +20,9 @@ impl RatingIndex {
         self.charge_groups.remove(&id).is_some()
     }
 
-    /// Adds or changes a source charge group. Moving one that dialstrings or call classes use
-    /// to another source is refused.
+    /// Adds or changes a source charge group. Moved to another source, it takes its
+    /// dialstrings and call classes along; when they do not surely fit there
+    /// ([`ChangeError::Capacity`]), nothing changes.
     pub fn upsert_source_charge_group(
         &mut self,
         group: SourceChargeGroup,
@@ -30,13 +31,62 @@ impl RatingIndex {
             && existing.reference_data_source_id != group.reference_data_source_id
             && self.usage.get(&group.id).is_some_and(|count| *count > 0)
         {
-            return Err(ChangeError::StillUsed(group.id));
+            let from = existing.reference_data_source_id;
+            self.move_records(group.id, from, group.reference_data_source_id)?;
         }
         if !self.slots.contains_key(&group.id) {
             self.slots.insert(group.id, self.slot_ids.len() as u32);
             self.slot_ids.push(group.id);
         }
         self.source_charge_groups.insert(group.id, group);
+        Ok(())
+    }
+
+    /// Moves the dialstrings and call classes of source charge group `id` from source
+    /// `from`'s index to source `to`'s (their counts of use stay the group's).
+    fn move_records(&mut self, id: i64, from: i64, to: i64) -> Result<(), ChangeError> {
+        let slot = self.slots[&id];
+        let dialstrings = self
+            .sources
+            .get(&from)
+            .map(|index| index.dialstrings.entries_with_value(slot))
+            .unwrap_or_default();
+        let target = self.source_mut(to);
+        if !target.dialstrings.has_room_for(dialstrings.len()) {
+            return Err(ChangeError::Capacity {
+                source_id: to,
+                limit_words: target.dialstrings.limit(),
+            });
+        }
+        let mut call_classes = Vec::new();
+        if let Some(index) = self.sources.get_mut(&from) {
+            for (digits, version) in &dialstrings {
+                index.dialstrings.remove(digits, version.record_id);
+            }
+            for (name, entries) in index.call_classes.iter_mut() {
+                entries.retain(|entry| {
+                    let moves = entry.source_charge_group_id == id;
+                    if moves {
+                        call_classes.push((name.clone(), *entry));
+                    }
+                    !moves
+                });
+            }
+            index.call_classes.retain(|_, entries| !entries.is_empty());
+        }
+        let target = self.source_mut(to);
+        for (digits, version) in dialstrings {
+            target
+                .dialstrings
+                .insert(&digits, version.range, version.record_id, slot)
+                .map_err(|full| ChangeError::Capacity {
+                    source_id: to,
+                    limit_words: full.limit,
+                })?;
+        }
+        for (name, entry) in call_classes {
+            target.call_classes.entry(name).or_default().push(entry);
+        }
         Ok(())
     }
 
