@@ -354,25 +354,30 @@ impl DigitTrie {
     /// what moving a source charge group's dialstrings to another source takes out.
     pub fn entries_with_value(&self, value: u32) -> Vec<(Vec<u8>, Version)> {
         let mut found = Vec::new();
-        let mut stack = vec![(0u32, Vec::new())];
-        while let Some((index, digits)) = stack.pop() {
+        // (node, its digits, how many): no allocation per node.
+        let mut stack = vec![(0u32, [0u8; 16], 0usize)];
+        while let Some((index, digits, length)) = stack.pop() {
             let node = self.node(index);
             let mut link = node.versions();
             while link != NONE {
                 let version = self.version(link);
                 if version.value == value {
-                    found.push((digits.clone(), version));
+                    found.push((digits[..length].to_vec(), version));
                 }
                 link = version.next;
             }
             let mut rank = 0;
             for digit in 0..10u8 {
-                if node.mask() & (1 << digit) != 0 {
-                    let mut child = digits.clone();
-                    child.push(digit);
-                    stack.push((node.first_child() + rank, child));
-                    rank += 1;
+                if node.mask() & (1 << digit) == 0 {
+                    continue;
                 }
+                // Keys are at most 15 digits: a deeper child cannot exist.
+                if length < 15 {
+                    let mut child = digits;
+                    child[length] = digit;
+                    stack.push((node.first_child() + rank, child, length + 1));
+                }
+                rank += 1;
             }
         }
         found
@@ -705,6 +710,29 @@ mod tests {
 
     fn digits(text: &str) -> Vec<u8> {
         text.bytes().map(|b| b - b'0').collect()
+    }
+
+    #[test]
+    fn the_entries_of_one_value_are_found_whole_at_every_depth() {
+        let mut trie = DigitTrie::default();
+        let keys = ["4", "44", "4420", "123456789012345", "999999999999999", "5"];
+        for (id, key) in (1..).zip(keys) {
+            let value = if id % 2 == 0 { 7 } else { 3 };
+            trie.insert(&digits(key), ALWAYS, id, value).expect("room");
+        }
+        let mut found: Vec<(Vec<u8>, i64)> = trie
+            .entries_with_value(7)
+            .into_iter()
+            .map(|(key, version)| (key, version.record_id))
+            .collect();
+        found.sort();
+        let expected = vec![
+            (digits("123456789012345"), 4),
+            (digits("44"), 2),
+            (digits("5"), 6),
+        ];
+        assert_eq!(found, expected);
+        assert!(trie.entries_with_value(9).is_empty());
     }
 
     #[test]
