@@ -157,9 +157,10 @@ fn document_impl(declaration: &Declaration) -> TokenStream {
     let read_members = declaration.fields.iter().map(|field| {
         let (name, alias) = (&field.name, kind_alias(field));
         let json = json_name(name);
-        let reader = match field.is_echoed() {
-            true => format_ident!("json_echoed"),
-            false => format_ident!("json_{}", field.access),
+        let reader = if field.is_echoed() {
+            format_ident!("json_echoed")
+        } else {
+            format_ident!("json_{}", field.access)
         };
         quote!(#name: documents::#reader::<#alias>(object, #json, path, errors),)
     });

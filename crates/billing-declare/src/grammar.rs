@@ -61,16 +61,18 @@ pub struct Field {
 impl Field {
     /// `[create_only]`: set by a create only.
     pub fn is_create_only(&self) -> bool {
-        self.modifier
-            .as_ref()
-            .is_some_and(|modifier| modifier == "create_only")
+        self.has_modifier("create_only")
     }
 
     /// `[echoed]`: a derived member a body may carry back (ignored).
     pub fn is_echoed(&self) -> bool {
+        self.has_modifier("echoed")
+    }
+
+    fn has_modifier(&self, name: &str) -> bool {
         self.modifier
             .as_ref()
-            .is_some_and(|modifier| modifier == "echoed")
+            .is_some_and(|modifier| modifier == name)
     }
 }
 

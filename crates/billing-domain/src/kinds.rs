@@ -119,7 +119,7 @@ impl<const MIN: usize, const MAX: usize> Filterable for Digits<MIN, MAX> {
 }
 
 impl<E: CodeSet> Filterable for Enum<E> {
-    const FILTER: FilterKind = FilterKind::String;
+    const FILTER: FilterKind = FilterKind::Code { codes: E::CODES };
 }
 
 impl Filterable for Symbol {

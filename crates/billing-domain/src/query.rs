@@ -1,4 +1,4 @@
-//! The list conventions as values: pages, sort keys and the five filter kinds.
+//! The list conventions as values: pages, sort keys and the filter kinds.
 //!
 //! Parsing lives here (pure); the http crate feeds it query strings and the persistence crate
 //! turns the parsed values into SQL.
@@ -13,6 +13,12 @@ pub const MAX_PAGE_SIZE: u32 = 1000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FilterKind {
     String,
+    /// A string member that holds one of a set of codes (an enumeration): the string syntax,
+    /// but an exact or `in:` value outside the set is refused, so that a misspelt code is a 400
+    /// instead of an empty page.
+    Code {
+        codes: &'static [&'static str],
+    },
     Id,
     Date,
     DateTime,
@@ -28,6 +34,7 @@ impl FilterKind {
     pub fn syntax(self) -> &'static str {
         match self {
             FilterKind::String => "<value>, in:<v1>,<v2>,… or like:<value>",
+            FilterKind::Code { .. } => "<code>, in:<code1>,<code2>,… or like:<value>",
             FilterKind::Id => "<id>",
             FilterKind::Date => "<yyyy-MM-dd>, lt:<date>, gt:<date> or gtn:<date>",
             FilterKind::DateTime => "<yyyy-MM-ddTHH:mm:ssZ>, lt:<datetime> or gt:<datetime>",
@@ -104,6 +111,18 @@ pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
         return Err("must not contain control characters".into());
     }
     match kind {
+        FilterKind::Code { codes } => {
+            let filter = parse_filter(FilterKind::String, raw)?;
+            let wanted = match &filter {
+                Filter::Text(TextFilter::Equals(value)) => std::slice::from_ref(value),
+                Filter::Text(TextFilter::AnyOf(values)) => values.as_slice(),
+                _ => &[],
+            };
+            match wanted.iter().find(|value| !codes.contains(&value.as_str())) {
+                Some(unknown) => Err(format!("{unknown:?} is not one of {}", codes.join(", "))),
+                None => Ok(filter),
+            }
+        }
         FilterKind::String => {
             if let Some(list) = raw.strip_prefix("in:") {
                 let values: Vec<String> = list.split(',').map(str::to_owned).collect();
@@ -358,6 +377,57 @@ mod tests {
         assert!(parse_filter(FilterKind::String, "in:a,,b").is_err());
         assert!(parse_filter(FilterKind::String, "a\u{0}b").is_err());
         assert!(parse_filter(FilterKind::String, "like:\n").is_err());
+    }
+
+    #[test]
+    fn code_filters_refuse_a_code_outside_the_set() {
+        let kind = FilterKind::Code {
+            codes: &["EMAIL", "POST"],
+        };
+        insta::assert_debug_snapshot!(
+            ["EMAIL", "in:POST,EMAIL", "like:mai", "EMAILS", "in:POST,email", "", "in:"]
+                .map(|raw| parse_filter(kind, raw)),
+            @r#"
+                [
+                    Ok(
+                        Text(
+                            Equals(
+                                "EMAIL",
+                            ),
+                        ),
+                    ),
+                    Ok(
+                        Text(
+                            AnyOf(
+                                [
+                                    "POST",
+                                    "EMAIL",
+                                ],
+                            ),
+                        ),
+                    ),
+                    Ok(
+                        Text(
+                            Contains(
+                                "mai",
+                            ),
+                        ),
+                    ),
+                    Err(
+                        "\"EMAILS\" is not one of EMAIL, POST",
+                    ),
+                    Err(
+                        "\"email\" is not one of EMAIL, POST",
+                    ),
+                    Err(
+                        "\"\" is not one of EMAIL, POST",
+                    ),
+                    Err(
+                        "in: needs a comma-separated list of non-empty values",
+                    ),
+                ]
+            "#
+        );
     }
 
     #[test]

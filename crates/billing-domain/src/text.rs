@@ -52,9 +52,21 @@ pub fn check_length(
 fn describe_char(c: char) -> String {
     if c.is_control() {
         format!("U+{:04X}", c as u32)
+    } else if is_combining_mark(c) {
+        // Text in decomposed form (NFD: "e" then U+0301) is refused; say how to send it.
+        format!(
+            "a combining mark U+{:04X} (send accented letters composed, Unicode NFC: 'é' as one character)",
+            c as u32
+        )
     } else {
         format!("'{c}'")
     }
+}
+
+/// The blocks of combining diacritical marks (the accents of decomposed text).
+fn is_combining_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
 }
 
 /// Text of `MIN..=MAX` characters from the free-text set.
@@ -115,6 +127,8 @@ mod tests {
         insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: '<'");
         let error = check_text("name", "a\u{0}b", 1, 10).unwrap_err();
         insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: U+0000");
+        let error = check_text("name", "Cafe\u{301}", 1, 10).unwrap_err();
+        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 (send accented letters composed, Unicode NFC: 'é' as one character)");
     }
 
     #[test]

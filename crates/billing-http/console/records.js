@@ -94,7 +94,7 @@ export const GROUPS = {
       'invoice-templates': {
         title: 'Invoice templates', path: '/v1/invoice-templates', sort: 'name', write: 'CUSTOMERS_WRITE',
         columns: [['name', 'Name'], ['type', 'Type']],
-        filters: [['name', 'Name contains', 'like'], ['type', 'Type', 'text']],
+        filters: [['name', 'Name contains', 'like'], ['type', 'Type', 'enum', ['INVOICE', 'INVOICE_SUMMARY', 'ELECTRONIC_SUMMARY']]],
         fields: [['name', 'Name', 'text', true], ['type', 'Type (set on creation)', 'enum', true, ['INVOICE', 'INVOICE_SUMMARY', 'ELECTRONIC_SUMMARY']]],
       },
       'custom-field-definitions': {

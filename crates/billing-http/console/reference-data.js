@@ -15,8 +15,9 @@ const SI_MAINTAINED = 'Its reference data source is maintained by the operator\'
   + 'the API refuses every change to its source charge groups, dialstrings, call classes and ignored call classes '
   + 'with 412 Precondition Failed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
 
-function filterControl([name, , type]) {
+function filterControl([name, , type, codes]) {
   if (type === 'bool') return select(name, [['true', 'yes'], ['false', 'no']], { blank: 'either' });
+  if (type === 'enum') return select(name, codes, { blank: 'any' });
   if (type === 'id') return input(name, { type: 'number', min: 1 });
   if (type === 'gtn') return input(name, { type: 'date' });
   return input(name);

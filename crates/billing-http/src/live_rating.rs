@@ -16,6 +16,7 @@
 //!   marked full: lookups naming it answer 507 until a reload finds it fits again.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
@@ -68,6 +69,8 @@ pub struct LiveRating {
     live: RwLock<Live>,
     follower: Mutex<Follower>,
     word_limit: Option<usize>,
+    /// Times the index was loaded again whole since start-up (`/metrics`).
+    reloads: AtomicU64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -126,7 +129,14 @@ impl LiveRating {
                 caught_up_at: Instant::now(),
             }),
             word_limit,
+            reloads: AtomicU64::new(0),
         })
+    }
+
+    /// Times the index was loaded again whole since start-up: a feed import, a change it
+    /// could not apply in place, a source that was full, or a follower idle too long.
+    pub fn reloads(&self) -> u64 {
+        self.reloads.load(Ordering::Relaxed)
     }
 
     /// The index as it is now; hold the guard for a whole batch of lookups.
@@ -195,6 +205,7 @@ impl LiveRating {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = live;
         follower.last_change = snapshot.last_change;
         follower.caught_up_at = Instant::now();
+        self.reloads.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 

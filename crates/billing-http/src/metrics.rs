@@ -244,8 +244,14 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition format, version 0.0.4: the requests and sign-ins
-    /// counted here, `pool` (the database pool now) and `process` (when known).
-    pub fn render(&self, pool: &PoolStatus, process: Option<&ProcessStats>) -> String {
+    /// counted here, `pool` (the database pool now), `process` (when known) and the rating
+    /// index's `rating_reloads`.
+    pub fn render(
+        &self,
+        pool: &PoolStatus,
+        process: Option<&ProcessStats>,
+        rating_reloads: u64,
+    ) -> String {
         let mut text = String::new();
         header(
             &mut text,
@@ -312,6 +318,13 @@ impl Metrics {
                 count.load(Ordering::Relaxed)
             );
         }
+        header(
+            &mut text,
+            "billing_rating_index_reloads_total",
+            "counter",
+            "Times the rating index was loaded again whole: a feed import, a change it could not apply in place, a full source, an idle follower. Writes through the API are applied in place.",
+        );
+        let _ = writeln!(text, "billing_rating_index_reloads_total {rating_reloads}");
         self.render_pool(&mut text, pool);
         if let Some(process) = process {
             render_process(&mut text, process);
@@ -457,7 +470,7 @@ mod tests {
             start_time_seconds: 1_795_000_000.5,
         };
         let text = metrics
-            .render(&pool, Some(&process))
+            .render(&pool, Some(&process), 3)
             .replace(env!("CARGO_PKG_VERSION"), "[version]");
         insta::assert_snapshot!(text, @r#"
         # HELP billing_build_info The running build: its version (always 1).
@@ -503,6 +516,9 @@ mod tests {
         billing_sign_ins_total{outcome="success"} 1
         billing_sign_ins_total{outcome="failure"} 2
         billing_sign_ins_total{outcome="throttled"} 1
+        # HELP billing_rating_index_reloads_total Times the rating index was loaded again whole: a feed import, a change it could not apply in place, a full source, an idle follower. Writes through the API are applied in place.
+        # TYPE billing_rating_index_reloads_total counter
+        billing_rating_index_reloads_total 3
         # HELP billing_db_pool_max_connections The most database connections the pool keeps (BILLING_DB_POOL_SIZE).
         # TYPE billing_db_pool_max_connections gauge
         billing_db_pool_max_connections 4

@@ -11,6 +11,10 @@ use super::resource::Resource;
 use crate::error::ApiError;
 use crate::request_context;
 
+/// Every action an audit event records: the machinery's writes (an [`Action`]'s code) and
+/// `IMPORT`, a `billing import reference-data` run.
+pub const ACTIONS: &[&str] = &["CREATE", "REPLACE", "PATCH", "UPDATE", "DELETE", "IMPORT"];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Create,
@@ -99,4 +103,28 @@ pub fn record_created_outside_api<R: Resource>(
         None,
         Some(&after),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ACTIONS, Action};
+
+    /// The `action` filter refuses a code outside `ACTIONS`: every action written is in it.
+    #[test]
+    fn every_action_written_is_a_code_the_filter_accepts() {
+        let written = [
+            Action::Create,
+            Action::Replace,
+            Action::Patch,
+            Action::Update,
+            Action::Delete,
+        ]
+        .map(Action::code);
+        insta::assert_debug_snapshot!(ACTIONS.iter().filter(|code| !written.contains(code)).collect::<Vec<_>>(), @r#"
+            [
+                "IMPORT",
+            ]
+        "#);
+        assert!(written.iter().all(|code| ACTIONS.contains(code)));
+    }
 }

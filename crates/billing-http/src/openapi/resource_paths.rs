@@ -25,6 +25,11 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
         FilterKind::String => {
             json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$" })
         }
+        FilterKind::Code { codes } => {
+            let code = format!("({})", codes.join("|"));
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!(
+                "^({code}|in:{code}(,{code})*|like:[^\\u0000-\\u001F\\u007F-\\u009F]+)$") })
+        }
         FilterKind::Decimal { .. } => {
             json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^((lt|gt):)?-?[0-9]+(\\.[0-9]+)?$" })
         }

@@ -331,8 +331,20 @@ fn filter_patterns_agree_with_the_parser() {
         "in:a,b",
         "like:x",
         "bad\u{7}",
+        "EMAIL",
+        "in:POST,EMAIL",
+        "EMAILS",
+        "like:mai",
     ];
-    for kind in [FilterKind::Date, FilterKind::DateTime, FilterKind::String] {
+    let code = FilterKind::Code {
+        codes: &["EMAIL", "POST"],
+    };
+    for kind in [
+        FilterKind::Date,
+        FilterKind::DateTime,
+        FilterKind::String,
+        code,
+    ] {
         let parameter = super::resource_paths::filter_parameter(
             &crate::machinery::resource::FilterParam::new("x", kind, ""),
         );

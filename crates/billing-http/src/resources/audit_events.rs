@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::common::{ID, NoInput};
+use crate::machinery::audit::ACTIONS;
 use crate::machinery::resource::{
     ApiResult, Field, FieldType, FilterParam, Operations, Resource, page,
 };
@@ -78,7 +79,7 @@ impl Resource for AuditEvents {
         ),
         Field::read_only(
             "action",
-            FieldType::Enum(&["CREATE", "REPLACE", "PATCH", "UPDATE", "DELETE", "IMPORT"]),
+            FieldType::Enum(ACTIONS),
             "What was done (IMPORT: a `billing import reference-data` run, resource `reference-data`).",
         ),
         Field::read_only(
@@ -110,7 +111,11 @@ impl Resource for AuditEvents {
             FilterParam::new("resource", FilterKind::String, "Filter on the collection."),
             FilterParam::new("recordId", FilterKind::Id, "Filter on the record id."),
             FilterParam::new("userId", FilterKind::Id, "Filter on who wrote."),
-            FilterParam::new("action", FilterKind::String, "Filter on the action."),
+            FilterParam::new(
+                "action",
+                FilterKind::Code { codes: ACTIONS },
+                "Filter on the action.",
+            ),
             FilterParam::new("requestId", FilterKind::String, "Filter on the request id."),
             FilterParam::new("occurredAt", FilterKind::DateTime, "Filter on the time."),
         ];

@@ -38,9 +38,9 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let process = crate::metrics::ProcessStats::read();
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
-        .body(
-            state
-                .metrics
-                .render(&state.database.pool_status(), process.as_ref()),
-        )
+        .body(state.metrics.render(
+            &state.database.pool_status(),
+            process.as_ref(),
+            state.rating.reloads(),
+        ))
 }

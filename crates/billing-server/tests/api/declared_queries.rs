@@ -11,8 +11,20 @@ api_test! {
         for resource in billing_http::resources::documentation() {
             let base = format!("/v1/{}?page=1&pageSize=5", resource.path);
             for filter in resource.filters {
+                let codes = match filter.kind {
+                    FilterKind::Code { codes } => {
+                        // A code outside the set is refused, naming the parameter.
+                        let reply = app.get(&format!("{base}&{}=NOT_A_CODE", filter.name));
+                        assert_eq!(reply.status, 400, "{} NOT_A_CODE: {}", filter.name, reply.text);
+                        assert!(reply.text.contains(filter.name), "{}", reply.text);
+                        vec![codes[0].to_owned(), format!("in:{}", codes.join(",")), "like:%É_".to_owned()]
+                    }
+                    _ => Vec::new(),
+                };
+                let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
                 let values: &[&str] = match filter.kind {
                     FilterKind::String => &["x", "in:x,y", "like:%É_"],
+                    FilterKind::Code { .. } => &codes,
                     FilterKind::Id => &["1"],
                     FilterKind::Date => &["2026-01-01", "lt:2026-01-01", "gt:2026-01-01", "gtn:2026-01-01"],
                     FilterKind::DateTime => &["2026-01-01T00:00:00Z", "lt:2026-01-01T00:00:00Z", "gt:2026-01-01T00:00:00Z"],

@@ -282,6 +282,48 @@ api_test! {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
+
+    fn moving_a_group_to_another_source_rates_there_at_once_without_a_reload(app) {
+        let chain = reference_chain(&app);
+        let target = app.create("/v1/reference-data-sources",
+            json!({ "name": "Target", "locale": { "id": chain.locale }, "siMaintained": false }))["id"]
+            .as_i64()
+            .expect("id");
+        let group = source_group(&app, &chain, "MOV");
+        let kept = source_group(&app, &chain, "KEEP");
+        dialstring(&app, group, "4420", "2026-01-01");
+        dialstring(&app, kept, "4413", "2026-01-01");
+        app.create("/v1/call-classes",
+            json!({ "callClass": "LONDON", "referenceDataSourceChargeGroupId": group, "startDate": "2026-01-01" }));
+        let items = json!([{ "dialledNumber": "442071234567" }, { "dialledNumber": "9", "callClass": "LONDON" },
+                           { "dialledNumber": "441312345678" }]);
+        let on = "2026-06-01";
+        assert_eq!(outcomes(&lookup(&app, chain.open_source, on, items.clone())), ["DIALSTRING", "CALL_CLASS", "DIALSTRING"]);
+        assert_eq!(outcomes(&lookup(&app, target, on, items.clone())), ["UNRATED", "UNRATED", "UNRATED"]);
+        let before = rating_index_reloads(&app);
+        let moved = app.patch(&format!("/v1/reference-data-source-charge-groups/{group}"),
+            json!([{ "op": "replace", "path": "/referenceDataSourceId", "value": target }]));
+        assert_eq!(moved.status, 200, "{}", moved.text);
+        // The group's dialstring and call class rate in the new source, not in the old one,
+        // whose other groups are untouched; the index moved them in place.
+        assert_eq!(outcomes(&lookup(&app, target, on, items.clone())), ["DIALSTRING", "CALL_CLASS", "UNRATED"]);
+        let answer = lookup(&app, chain.open_source, on, items);
+        assert_eq!(outcomes(&answer), ["UNRATED", "UNRATED", "DIALSTRING"]);
+        assert_eq!(answer["results"][2]["referenceDataSourceChargeGroupId"], kept);
+        assert_eq!(rating_index_reloads(&app), before, "the index was loaded again whole");
+    }
+}
+
+/// `billing_rating_index_reloads_total` from `/metrics`.
+fn rating_index_reloads(app: &TestApp) -> u64 {
+    let reply = app.send("GET", "/metrics", None, &[], None);
+    assert_eq!(reply.status, 200);
+    reply
+        .text
+        .lines()
+        .find_map(|line| line.strip_prefix("billing_rating_index_reloads_total "))
+        .and_then(|count| count.parse().ok())
+        .expect("billing_rating_index_reloads_total in /metrics")
 }
 
 mod full_source {
@@ -325,7 +367,8 @@ mod full_source {
             json!({ "referenceDataSourceId": chain.operator_source, "items": number }),
         );
         assert_eq!(reply.status, 200, "{}", reply.text);
-        // Deleting enough brings the source back.
+        // Deleting enough brings the source back, by loading the index again whole (counted).
+        let reloads = rating_index_reloads(&app);
         for id in created.iter().rev().take(5) {
             assert_eq!(app.delete(&format!("/v1/dialstrings/{id}")).status, 204);
         }
@@ -334,6 +377,10 @@ mod full_source {
             json!({ "referenceDataSourceId": chain.open_source, "items": number }),
         );
         assert_eq!(reply.status, 200, "{}", reply.text);
+        assert!(
+            rating_index_reloads(&app) > reloads,
+            "a reload that was not counted"
+        );
     }
 
     #[test]
