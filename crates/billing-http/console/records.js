@@ -7,6 +7,7 @@ const dated = [['startDate', 'Start date', 'date', true], ['endDate', 'End date'
 const datedColumns = [['startDate', 'Start'], ['endDate', 'End']];
 const inForce = ['endDate', 'In force after (date)', 'gtn'];
 const yesNo = (v) => (v ? 'yes' : 'no');
+const TEMPLATE_TYPES = ['INVOICE', 'INVOICE_SUMMARY', 'ELECTRONIC_SUMMARY'];
 
 export const GROUPS = {
   'reference-data': {
@@ -94,8 +95,8 @@ export const GROUPS = {
       'invoice-templates': {
         title: 'Invoice templates', path: '/v1/invoice-templates', sort: 'name', write: 'CUSTOMERS_WRITE',
         columns: [['name', 'Name'], ['type', 'Type']],
-        filters: [['name', 'Name contains', 'like'], ['type', 'Type', 'enum', ['INVOICE', 'INVOICE_SUMMARY', 'ELECTRONIC_SUMMARY']]],
-        fields: [['name', 'Name', 'text', true], ['type', 'Type (set on creation)', 'enum', true, ['INVOICE', 'INVOICE_SUMMARY', 'ELECTRONIC_SUMMARY']]],
+        filters: [['name', 'Name contains', 'like'], ['type', 'Type', 'enum', TEMPLATE_TYPES]],
+        fields: [['name', 'Name', 'text', true], ['type', 'Type (set on creation)', 'enum', true, TEMPLATE_TYPES]],
       },
       'custom-field-definitions': {
         title: 'Custom field definitions', path: '/v1/custom-field-definitions', sort: 'label', write: 'CUSTOMERS_WRITE',

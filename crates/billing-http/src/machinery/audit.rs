@@ -11,9 +11,12 @@ use super::resource::Resource;
 use crate::error::ApiError;
 use crate::request_context;
 
+/// The action of a `billing import reference-data` run's audit event.
+pub const IMPORT: &str = "IMPORT";
+
 /// Every action an audit event records: the machinery's writes (an [`Action`]'s code) and
-/// `IMPORT`, a `billing import reference-data` run.
-pub const ACTIONS: &[&str] = &["CREATE", "REPLACE", "PATCH", "UPDATE", "DELETE", "IMPORT"];
+/// [`IMPORT`].
+pub const ACTIONS: &[&str] = &["CREATE", "REPLACE", "PATCH", "UPDATE", "DELETE", IMPORT];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {

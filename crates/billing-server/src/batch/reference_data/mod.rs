@@ -270,7 +270,7 @@ pub fn import(
                 occurred_at: billing_persistence::now(),
                 user_id: user.id,
                 username: user.username,
-                action: "IMPORT".into(),
+                action: billing_http::machinery::audit::IMPORT.into(),
                 resource: "reference-data".into(),
                 record_id: change,
                 before_state: None,
