@@ -7,6 +7,14 @@ use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::dates::parse_date;
 
+/// Lower-cases `text` one character at a time, as `like:` compares on both backends: every
+/// Unicode letter, with no rule that looks at its neighbours (so a capital sigma is always
+/// `σ`, never a final `ς`, as PostgreSQL's `lower()` does), whence a value lower-cases the
+/// same alone as inside the text it was copied from.
+pub fn lower_case(text: &str) -> String {
+    text.chars().flat_map(char::to_lowercase).collect()
+}
+
 /// The largest `pageSize` a list accepts.
 pub const MAX_PAGE_SIZE: u32 = 1000;
 
@@ -58,7 +66,7 @@ impl TextFilter {
         match self {
             TextFilter::Equals(wanted) => value == wanted,
             TextFilter::AnyOf(wanted) => wanted.iter().any(|wanted| wanted == value),
-            TextFilter::Contains(part) => value.to_lowercase().contains(&part.to_lowercase()),
+            TextFilter::Contains(part) => lower_case(value).contains(&lower_case(part)),
         }
     }
 }

@@ -7,7 +7,29 @@ pub const TEXT_PUNCTUATION: &str = ".,'-&()/@#+_:;!?\"£$€%*=[]";
 
 /// True when `c` may appear in a free-text field.
 pub fn is_text_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, ' ' | '\t' | '\n' | '\r') || TEXT_PUNCTUATION.contains(c)
+    c.is_alphanumeric() || is_text_whitespace(c) || TEXT_PUNCTUATION.contains(c)
+}
+
+/// The whitespace text may hold, in free text and wherever a rule says "whitespace" (postcodes,
+/// telephone numbers): space, tab and line breaks; not the other Unicode spaces and separators
+/// (vertical tab, form feed, NEL, U+2028), which every filter refuses as control characters.
+pub fn is_text_whitespace(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// Refuses a combining mark (decomposed text) with the message that says to send text
+/// composed; for the rules (usernames, e-mail addresses) whose own message would not.
+pub fn refuse_combining_marks(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    match value.chars().find(|c| is_combining_mark(*c)) {
+        Some(mark) => Err(ValidationErrors::single(
+            field,
+            format!(
+                "contains a character that is not allowed: {}",
+                describe_char(mark)
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Checks length (in characters) and character set; the message names the first offending char.
@@ -50,12 +72,13 @@ pub fn check_length(
 }
 
 fn describe_char(c: char) -> String {
-    if c.is_control() {
+    // Invisible ones (controls, a no-break or other space) by their code point.
+    if c.is_control() || c.is_whitespace() {
         format!("U+{:04X}", c as u32)
     } else if is_combining_mark(c) {
         // Text in decomposed form (NFD: "e" then U+0301) is refused; say how to send it.
         format!(
-            "a combining mark U+{:04X} (send accented letters composed, Unicode NFC: 'é' as one character)",
+            "a combining mark U+{:04X} (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)",
             c as u32
         )
     } else {
@@ -128,7 +151,28 @@ mod tests {
         let error = check_text("name", "a\u{0}b", 1, 10).unwrap_err();
         insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: U+0000");
         let error = check_text("name", "Cafe\u{301}", 1, 10).unwrap_err();
-        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 (send accented letters composed, Unicode NFC: 'é' as one character)");
+        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)");
+        // Usernames and e-mail addresses, whose own messages would not say it, too.
+        let error = crate::users::check_username("username", "jose\u{301}").unwrap_err();
+        insta::assert_snapshot!(error.to_string(), @"username: contains a character that is not allowed: a combining mark U+0301 (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)");
+        assert!(crate::users::check_email("email", "e\u{301}@example.com").is_err());
+        assert!(crate::users::check_email("email", "é@example.com").is_ok());
+    }
+
+    #[test]
+    fn whitespace_is_space_tab_and_line_breaks_everywhere() {
+        for rule in [
+            is_text_char,
+            crate::sites::codes::is_postcode_char,
+            crate::sites::codes::is_telephone_char,
+        ] {
+            assert!([' ', '\t', '\n', '\r'].into_iter().all(rule));
+            assert!(
+                !['\u{b}', '\u{c}', '\u{85}', '\u{a0}', '\u{2028}', '\u{3000}']
+                    .into_iter()
+                    .any(rule)
+            );
+        }
     }
 
     #[test]

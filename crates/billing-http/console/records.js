@@ -7,7 +7,10 @@ const dated = [['startDate', 'Start date', 'date', true], ['endDate', 'End date'
 const datedColumns = [['startDate', 'Start'], ['endDate', 'End']];
 const inForce = ['endDate', 'In force after (date)', 'gtn'];
 const yesNo = (v) => (v ? 'yes' : 'no');
+// The code sets of the members below (a test compares each with the service's).
 const TEMPLATE_TYPES = ['INVOICE', 'INVOICE_SUMMARY', 'ELECTRONIC_SUMMARY'];
+const CHARGING_UNIT_TYPES = ['DURATION', 'MB', 'ONE_OFF'];
+const MANDATE_PROVIDERS = ['PROVIDER_B', 'PROVIDER_C', 'PROVIDER_D'];
 
 export const GROUPS = {
   'reference-data': {
@@ -59,7 +62,7 @@ export const GROUPS = {
         title: 'Charge group categories', path: '/v1/charge-group-categories', sort: 'name', write: 'REFERENCE_DATA_WRITE',
         columns: [['name', 'Name'], ['chargingUnitType', 'Charging unit'], ...datedColumns],
         filters: [['name', 'Name contains', 'like'], inForce],
-        fields: [['name', 'Name', 'text', true], ['chargingUnitType', 'Charging unit', 'enum', true, ['DURATION', 'MB', 'ONE_OFF']], ...dated],
+        fields: [['name', 'Name', 'text', true], ['chargingUnitType', 'Charging unit', 'enum', true, CHARGING_UNIT_TYPES], ...dated],
       },
       currencies: {
         title: 'Currencies', path: '/v1/currencies', sort: 'code', write: 'REFERENCE_DATA_WRITE',
@@ -108,7 +111,7 @@ export const GROUPS = {
         title: 'Payment provider mandates', path: '/v1/payment-provider-mandates', sort: 'mandateReference', write: 'CUSTOMERS_WRITE',
         columns: [['provider', 'Provider'], ['mandateReference', 'Reference'], ['status', 'Status'], ['thirdPartyCustomerReference', 'Third-party reference']],
         filters: [['mandateReference', 'Reference contains', 'like'], ['status', 'Status', 'text']],
-        fields: [['provider', 'Provider', 'enum', true, ['PROVIDER_B', 'PROVIDER_C', 'PROVIDER_D']], ['mandateReference', 'Mandate reference', 'text', true],
+        fields: [['provider', 'Provider', 'enum', true, MANDATE_PROVIDERS], ['mandateReference', 'Mandate reference', 'text', true],
           ['status', 'Status', 'text', true], ['thirdPartyCustomerReference', 'Third-party customer reference', 'text', false]],
       },
     },

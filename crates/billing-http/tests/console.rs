@@ -185,3 +185,75 @@ async fn unknown_console_paths_and_the_session_without_a_token_are_problems_with
 
     let _ = std::fs::remove_dir_all(directory);
 }
+
+/// `actix_web::test` is imported above: these tests are plain ones.
+mod code_lists {
+    /// The quoted strings of `const NAME = [...]` in one of the console's scripts.
+    fn console_list(script: &str, name: &str) -> Vec<String> {
+        let start = script
+            .find(&format!("const {name} = ["))
+            .unwrap_or_else(|| panic!("const {name} not found"));
+        let list = &script[start..];
+        let list = &list[list.find('[').expect("[") + 1..list.find(']').expect("]")];
+        list.split(',')
+            .map(|item| item.trim().trim_matches('\'').to_owned())
+            .filter(|item| !item.is_empty())
+            .collect()
+    }
+
+    /// The console writes the code sets it offers in its scripts: each is the service's own, so a
+    /// code added to a set (or an audited collection) cannot be missing from a choice, and a code
+    /// the console offers is never refused as unknown.
+    #[test]
+    fn the_consoles_code_lists_are_the_services() {
+        use billing_domain::kinds::{
+            ChargingUnitType, CodeSet, ContactRole, InvoiceTemplateType, MandateProvider,
+            PaymentMethod, ReceiveBy,
+        };
+        let records = include_str!("../console/records.js");
+        let sites = include_str!("../console/site-form.js");
+        let audit = include_str!("../console/audit.js");
+        for (script, name, codes) in [
+            (
+                records,
+                "TEMPLATE_TYPES",
+                <InvoiceTemplateType as CodeSet>::CODES,
+            ),
+            (
+                records,
+                "CHARGING_UNIT_TYPES",
+                <ChargingUnitType as CodeSet>::CODES,
+            ),
+            (
+                records,
+                "MANDATE_PROVIDERS",
+                <MandateProvider as CodeSet>::CODES,
+            ),
+            (sites, "CONTACT_ROLES", <ContactRole as CodeSet>::CODES),
+            (sites, "RECEIVE_BY", <ReceiveBy as CodeSet>::CODES),
+            (sites, "PAYMENT_METHODS", <PaymentMethod as CodeSet>::CODES),
+            (audit, "ACTIONS", billing_http::machinery::audit::ACTIONS),
+        ] {
+            assert_eq!(console_list(script, name), codes, "{name}");
+        }
+        // The audit trail's resource choices: every collection a write can name, but the
+        // read-only ones.
+        let offered = console_list(audit, "RESOURCES");
+        let audited = billing_http::resources::AUDITED;
+        let missing: Vec<&str> = audited
+            .into_iter()
+            .filter(|path| !offered.iter().any(|offered| offered == path))
+            .collect();
+        insta::assert_debug_snapshot!(missing, @r#"
+            [
+                "user-roles",
+                "countries",
+                "audit-events",
+            ]
+        "#);
+        assert!(
+            offered.iter().all(|path| audited.contains(&path.as_str())),
+            "{offered:?}"
+        );
+    }
+}

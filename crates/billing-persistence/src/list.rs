@@ -3,7 +3,7 @@
 //! Each table declares, once, which parameter maps to which column and how; the macros here
 //! expand those declarations into Diesel calls that run on both backends.
 
-use billing_domain::query::{Filter, TextFilter};
+use billing_domain::query::{Filter, TextFilter, lower_case};
 
 diesel::define_sql_function! {
     /// SQL `lower`. Full Unicode on both backends: PostgreSQL folds by the database's ctype
@@ -21,15 +21,15 @@ diesel::define_sql_function! {
     ) -> diesel::sql_types::Nullable<diesel::sql_types::Text>;
 }
 
-/// Replaces SQLite's built-in `lower(text)`, which folds ASCII letters only, by Rust's
-/// `str::to_lowercase` (every Unicode letter), so `like:école` finds "École" as on PostgreSQL.
+/// Replaces SQLite's built-in `lower(text)`, which folds ASCII letters only, by
+/// [`lower_case`] (every Unicode letter), so `like:école` finds "École" as on PostgreSQL.
 /// An application-defined function overrides the built-in of the same name and arity; it must
 /// be registered on every connection.
 pub fn register_unicode_lower(
     connection: &mut diesel::SqliteConnection,
 ) -> diesel::QueryResult<()> {
     lower_nullable_utils::register_impl(connection, |value: Option<String>| {
-        value.map(|text| text.to_lowercase())
+        value.map(|text| lower_case(&text))
     })
 }
 
@@ -46,7 +46,7 @@ pub fn folding_is_moot(value: &str) -> bool {
 
 /// A `LIKE` pattern matching `value` as a literal substring, lower-cased; escape char `\`.
 pub fn contains_pattern(value: &str) -> String {
-    literal_pattern(&value.to_lowercase())
+    literal_pattern(&lower_case(value))
 }
 
 /// A `LIKE` pattern matching `value` as a literal substring, as given; escape char `\`.

@@ -50,7 +50,7 @@ pub fn search_table(table: &str, column: &str) -> String {
 /// `like:value` on `column`; `path` is the column as `stringify!` writes it
 /// (`sites :: site_name`), which says whether it is searched.
 pub fn containing<C>(column: C, path: &str, value: &str) -> Containing<C> {
-    let lowered = value.to_lowercase();
+    let lowered = billing_domain::query::lower_case(value);
     let (table, name) = table_and_column(path);
     let search = SEARCHED
         .iter()
@@ -87,7 +87,7 @@ pub struct Containing<C> {
     /// `%value%`, lower-cased (by Rust, as SQLite's `lower` is) and escaped with `\`.
     pattern: String,
     /// `%value%` as given, escaped: PostgreSQL lowers it with its own `lower`, as it lowers
-    /// the column (its `lower` and Rust's differ on a few letters: `İ`, final `ς`).
+    /// the column (its `lower` and Rust's differ on a few letters, such as `İ`).
     as_given: String,
     search: Option<Search>,
 }

@@ -303,8 +303,16 @@ pub fn serve_on(
 
 /// Installs the log subscriber: text or JSON lines on stderr.
 pub fn init_logging(settings: &LogSettings) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&settings.log)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // actix's HTTP/1 parser logs every malformed request at ERROR, though it is a client's
+    // doing (answered 400): any client could fill the log with them. They are left out unless
+    // the filter names actix_http itself (docs/operations.md "Logs").
+    let quiet_parser = ",actix_http::h1::dispatcher=off";
+    let mut directives = settings.log.clone();
+    if !directives.contains("actix_http") {
+        directives.push_str(quiet_parser);
+    }
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("info{quiet_parser}")));
     // Colours only for a person at a terminal: never escape codes in files and pipes.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

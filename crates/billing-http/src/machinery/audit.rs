@@ -13,6 +13,8 @@ use crate::request_context;
 
 /// The action of a `billing import reference-data` run's audit event.
 pub const IMPORT: &str = "IMPORT";
+/// The resource of a `billing import reference-data` run's audit event.
+pub const IMPORT_RESOURCE: &str = "reference-data";
 
 /// Every action an audit event records: the machinery's writes (an [`Action`]'s code) and
 /// [`IMPORT`].

@@ -215,8 +215,9 @@ pub const PREFER: &str = "Prefer";
 pub const PREFERENCE_APPLIED: &str = "Preference-Applied";
 
 /// The `count` preference of a list request (`Prefer: count=exact|planned|estimated`), if
-/// the client stated one; other preferences are ignored, as RFC 7240 allows. An unknown count
-/// is 400 naming `Prefer`.
+/// the client stated one; other preferences are ignored, as RFC 7240 allows, and so is a
+/// second `count` (RFC 7240 §2: the first occurrence counts). An unknown count is 400 naming
+/// `Prefer`.
 pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>, ApiError> {
     let mut found = None;
     for value in request.headers().get_all(PREFER) {
@@ -232,7 +233,9 @@ pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>
             }
             let value = value.trim().trim_matches('"');
             match CountPreference::parse(value) {
-                Some(count) => found = Some(count),
+                Some(count) => {
+                    found.get_or_insert(count);
+                }
                 None => {
                     let known: Vec<&str> = CountPreference::ALL.iter().map(|c| c.code()).collect();
                     return Err(ApiError::field(

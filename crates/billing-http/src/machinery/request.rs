@@ -176,14 +176,22 @@ const TOKEN68: [bool; 256] = {
 /// Read as bytes with a table, in one pass over the token: character by character, then in four
 /// passes, it cost 7,000 and then 5,000 instructions a request for a token of ~330 characters.
 /// Any byte outside the scheme, the blanks and token68 (a control character, a non-ASCII byte)
-/// makes the header malformed, wherever it is.
+/// makes the header malformed, wherever it is, and so does a second `Authorization` header
+/// (one of two credentials must not be chosen silently).
 fn bearer_token(request: &HttpRequest) -> Result<&str, ApiError> {
-    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
+    let mut values = request.headers().get_all(header::AUTHORIZATION);
+    let Some(value) = values.next() else {
         return Err(ApiError::unauthorized(
             "an Authorization: Bearer <token> header is required",
             None,
         ));
     };
+    if values.next().is_some() {
+        return Err(ApiError::unauthorized(
+            "the Authorization header is sent more than once; send one Bearer <token>",
+            Some("invalid_request"),
+        ));
+    }
     let malformed = || {
         ApiError::unauthorized(
             "the Authorization header is malformed; expected Bearer <token>",
@@ -425,6 +433,11 @@ mod tests {
         assert!(bearer_token(&request).is_err(), "not ASCII");
         let missing = actix_web::test::TestRequest::default().to_http_request();
         insta::assert_snapshot!(bearer_token(&missing).unwrap_err(), @"401 Unauthorized: an Authorization: Bearer <token> header is required");
+        let twice = actix_web::test::TestRequest::default()
+            .append_header((header::AUTHORIZATION, "Bearer a"))
+            .append_header((header::AUTHORIZATION, "Bearer a"))
+            .to_http_request();
+        insta::assert_snapshot!(bearer_token(&twice).unwrap_err(), @"401 Unauthorized: the Authorization header is sent more than once; send one Bearer <token>");
     }
 
     fn if_match_of(value: &str) -> Result<IfMatch, ApiError> {

@@ -23,7 +23,7 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
             json!({ "type": "string", "maxLength": 14, "pattern": "^((lt|gt|gtn):)?[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$" })
         }
         FilterKind::String => {
-            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$" })
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": string_filter_pattern() })
         }
         FilterKind::Code { codes } => {
             let code = format!("({})", codes.join("|"));
@@ -39,6 +39,23 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
         }
     };
     json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+/// Exactly what the parser takes for a string filter (no engine needs look-ahead): `in:` with
+/// non-empty items, `like:` with a value, or any other text that starts with neither prefix;
+/// no control characters anywhere.
+fn string_filter_pattern() -> String {
+    const CONTROLS: &str = "\\u0000-\\u001F\\u007F-\\u009F";
+    let any = format!("[^{CONTROLS}]");
+    let item = format!("[^,{CONTROLS}]+");
+    // A plain value: empty, or it leaves `in:` and `like:` at its first differing character.
+    let plain = ["", "i", "in", "l", "li", "lik", "like"]
+        .iter()
+        .zip(["il", "n", ":", "i", "k", "e", ":"])
+        .map(|(prefix, next)| format!("{prefix}|{prefix}[^{next}{CONTROLS}]{any}*"))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^(in:{item}(,{item})*|like:{any}+|{plain})$")
 }
 
 /// `Prefer: count=…` of a resource's list and HEAD (docs/api.md, "Lists").

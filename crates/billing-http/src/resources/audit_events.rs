@@ -108,7 +108,13 @@ impl Resource for AuditEvents {
     ];
     fn filters() -> &'static [FilterParam] {
         const FILTERS: &[FilterParam] = &[
-            FilterParam::new("resource", FilterKind::String, "Filter on the collection."),
+            FilterParam::new(
+                "resource",
+                FilterKind::Code {
+                    codes: &super::AUDITED,
+                },
+                "Filter on the collection.",
+            ),
             FilterParam::new("recordId", FilterKind::Id, "Filter on the record id."),
             FilterParam::new("userId", FilterKind::Id, "Filter on who wrote."),
             FilterParam::new(

@@ -39,12 +39,14 @@ use crate::openapi::ResourceDoc;
 
 /// One served resource: how it is routed and how it is documented.
 struct Served {
+    path: &'static str,
     register: fn(&mut actix_web::web::ServiceConfig),
     document: fn() -> ResourceDoc,
 }
 
 const fn served<R: Resource>() -> Served {
     Served {
+        path: R::PATH,
         register: register::<R>,
         document: ResourceDoc::of::<R>,
     }
@@ -79,6 +81,20 @@ const SERVED: &[Served] = &[
     served::<adhoc_bill_runs::AdhocBillRuns>(),
     served::<audit_events::AuditEvents>(),
 ];
+
+/// Every collection an audit event can name (its `resource`): each resource's path and the
+/// feed import's.
+pub const AUDITED: [&str; SERVED.len() + 1] = audited();
+
+const fn audited() -> [&'static str; SERVED.len() + 1] {
+    let mut paths = [crate::machinery::audit::IMPORT_RESOURCE; SERVED.len() + 1];
+    let mut index = 0;
+    while index < SERVED.len() {
+        paths[index] = SERVED[index].path;
+        index += 1;
+    }
+    paths
+}
 
 /// Routes every resource under the current (`/v1`) scope.
 pub fn register_all(config: &mut actix_web::web::ServiceConfig) {

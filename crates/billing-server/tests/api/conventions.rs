@@ -118,14 +118,18 @@ api_test! {
         assert_eq!(like("STRAßE"), vec!["Straße"]);
         assert_eq!(like("ωMEGA"), vec!["Ωmega"]);
         // A value always finds the name it is part of, even where the backends' lower-casing
-        // differs (PostgreSQL's and Rust's on `İ` and a final `ς`): both sides go through the
-        // same backend's `lower`.
-        for name in ["İstanbul Hub", "ΣΟΦΟΣ Ltd", "Οδός"] {
+        // differs (PostgreSQL's and Rust's on `İ`): both sides go through the same backend's
+        // `lower`. A capital sigma lower-cases to `σ` wherever it stands, so a value that ends
+        // in one finds it in the middle of a word.
+        for name in ["İstanbul Hub", "ΣΟΦΟΣ Ltd", "Οδός", "ΟΔΥΣΣΕΑΣ"] {
             app.create(PATH, json!({ "name": name, "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
         }
         assert_eq!(like("İstanbul"), vec!["İstanbul Hub"]);
         assert_eq!(like("ΣΟΦΟΣ"), vec!["ΣΟΦΟΣ Ltd"]);
         assert_eq!(like("δός"), vec!["Οδός"]);
+        assert_eq!(like("ΟΔΥΣ"), vec!["ΟΔΥΣΣΕΑΣ"]);
+        assert_eq!(like("ΔΥΣΣ"), vec!["ΟΔΥΣΣΕΑΣ"]);
+        assert_eq!(like("ΥΣ"), vec!["ΟΔΥΣΣΕΑΣ"]);
     }
 
     fn like_finds_the_same_rows_through_the_search_indexes(app) {
@@ -263,6 +267,9 @@ api_test! {
         assert_eq!((plain.header("x-total-count"), plain.header("preference-applied")), (Some("4"), None));
         let other = list("return=minimal");
         assert_eq!((other.0, other.1), (4, None));
+        // A preference stated twice: the first counts (RFC 7240 §2).
+        assert_eq!(list("count=exact, count=planned").1.as_deref(), Some("count=exact"));
+        assert_eq!(list("count=planned, count=exact").1.as_deref(), Some(applied_planned));
         // HEAD takes it too; an unknown count is 400 naming the header.
         let head = app.send("HEAD", &format!("{PATH}?chargingUnitType=DURATION"), Some(&app.admin_token),
             &[("Prefer", "count=planned")], None);

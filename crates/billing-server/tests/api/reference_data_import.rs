@@ -55,7 +55,7 @@ api_test! {
         assert!(report.contains("3000 dialstrings"), "{report}");
         assert_eq!(count(&app, "/v1/dialstrings?page=1&pageSize=1"), "3000");
         // One audit event for the run, naming the user and the counts.
-        let events = app.get("/v1/audit-events?page=1&pageSize=10&action=IMPORT").json();
+        let events = app.get("/v1/audit-events?page=1&pageSize=10&action=IMPORT&resource=reference-data").json();
         assert_eq!(events.as_array().expect("events").len(), 1, "{events}");
         assert_eq!(events[0]["username"], "admin");
         assert_eq!(events[0]["after"]["dialstrings"], 3000);

@@ -201,6 +201,20 @@ fn json_logs_carry_request_ids_and_never_secrets() {
     .set("Authorization", &format!("Bearer {token}"))
     .set("X-Request-Id", "log-check-1")
     .call();
+    // A malformed request is the client's doing: answered 400, and no ERROR in the log.
+    {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .expect("timeout");
+        stream
+            .write_all(b"GET /health/live HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
+            .expect("write");
+        let mut answer = [0u8; 12];
+        let _ = stream.read(&mut answer);
+        assert_eq!(&answer, b"HTTP/1.1 400");
+    }
     let _ = Command::new("kill")
         .args(["-TERM", &server.id().to_string()])
         .status();
@@ -215,6 +229,7 @@ fn json_logs_carry_request_ids_and_never_secrets() {
     for line in log.lines().filter(|l| !l.trim().is_empty()) {
         let entry: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_ne!(entry["level"], "ERROR", "{line}");
         if entry["request_id"] == "log-check-1" {
             assert_eq!(entry["path"], "/v1/users");
             assert_eq!(entry["status"], 200);

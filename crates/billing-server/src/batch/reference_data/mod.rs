@@ -271,7 +271,7 @@ pub fn import(
                 user_id: user.id,
                 username: user.username,
                 action: billing_http::machinery::audit::IMPORT.into(),
-                resource: "reference-data".into(),
+                resource: billing_http::machinery::audit::IMPORT_RESOURCE.into(),
                 record_id: change,
                 before_state: None,
                 after_state: Some(summary.to_string()),
