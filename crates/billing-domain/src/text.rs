@@ -11,8 +11,8 @@ pub fn is_text_char(c: char) -> bool {
 }
 
 /// The whitespace text may hold, in free text and wherever a rule says "whitespace" (postcodes,
-/// telephone numbers): space, tab and line breaks; not the other Unicode spaces and separators
-/// (vertical tab, form feed, NEL, U+2028), which every filter refuses as control characters.
+/// telephone numbers): space, tab and line breaks; not vertical tab, form feed or NEL (control
+/// characters, which every filter refuses), nor no-break and the other Unicode spaces.
 pub fn is_text_whitespace(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
