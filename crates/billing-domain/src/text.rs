@@ -1,5 +1,7 @@
 //! Free text as the interface allows it: a bounded number of Unicode characters from one set.
 
+use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+
 use crate::error::ValidationErrors;
 
 /// Punctuation allowed in free text besides letters, digits, spaces, tabs and line breaks.
@@ -7,7 +9,20 @@ pub const TEXT_PUNCTUATION: &str = ".,'-&()/@#+_:;!?\"£$€%*=[]";
 
 /// True when `c` may appear in a free-text field.
 pub fn is_text_char(c: char) -> bool {
-    c.is_alphanumeric() || is_text_whitespace(c) || TEXT_PUNCTUATION.contains(c)
+    is_letter_or_digit(c) || is_text_whitespace(c) || TEXT_PUNCTUATION.contains(c)
+}
+
+/// True when `c` is a letter or digit of any script, as every rule that says "letters and digits"
+/// reads it (free text, postcodes, telephone numbers, usernames): Unicode's alphabetic and
+/// numeric characters, and the marks scripts write their words with, which are not letters on
+/// their own: the virama of "हिन्दी", the Thai tone mark of "ที่", Hebrew and Arabic vowel points.
+/// Not the accents of decomposed text ("e" then U+0301, see [`refuse_combining_marks`]), nor the
+/// invisible variation selectors.
+pub fn is_letter_or_digit(c: char) -> bool {
+    c.is_alphanumeric()
+        || (c.general_category_group() == GeneralCategoryGroup::Mark
+            && !is_combining_mark(c)
+            && !is_variation_selector(c))
 }
 
 /// The whitespace text may hold, in free text and wherever a rule says "whitespace" (postcodes,
@@ -72,18 +87,33 @@ pub fn check_length(
 }
 
 fn describe_char(c: char) -> String {
-    // Invisible ones (controls, a no-break or other space) by their code point.
-    if c.is_control() || c.is_whitespace() {
-        format!("U+{:04X}", c as u32)
-    } else if is_combining_mark(c) {
+    if is_combining_mark(c) {
         // Text in decomposed form (NFD: "e" then U+0301) is refused; say how to send it.
         format!(
             "a combining mark U+{:04X} (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)",
             c as u32
         )
-    } else {
+    } else if is_visible(c) {
         format!("'{c}'")
+    } else {
+        // Invisible ones (controls, a no-break or other space, a joiner, a variation selector,
+        // private use) by their code point.
+        format!("U+{:04X}", c as u32)
     }
+}
+
+/// True when `c` shows as itself in a message: a letter, digit, punctuation or symbol.
+fn is_visible(c: char) -> bool {
+    use GeneralCategoryGroup::{Letter, Number, Punctuation, Symbol};
+    matches!(
+        c.general_category_group(),
+        Letter | Number | Punctuation | Symbol
+    )
+}
+
+/// The variation selectors: marks that only choose a glyph's form, invisible in text.
+fn is_variation_selector(c: char) -> bool {
+    matches!(c, '\u{180B}'..='\u{180F}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// The blocks of combining diacritical marks (the accents of decomposed text).
@@ -178,6 +208,50 @@ mod tests {
     #[test]
     fn allowed_punctuation_and_unicode_letters_pass() {
         assert!(check_text("name", "Zoë's Café (1) - £5 = [ok]; 100% \"yes\"\n", 1, 100).is_ok());
+    }
+
+    /// Scripts whose words are written with marks that are not letters on their own: a virama,
+    /// a tone mark, vowel points. Every rule of "letters and digits" takes them.
+    #[test]
+    fn letters_of_every_script_include_their_marks() {
+        for name in ["हिन्दी", "ที่ทำการ", "தமிழ்", "עִבְרִית", "বাংলা"]
+        {
+            assert!(check_text("name", name, 1, 100).is_ok(), "{name}");
+            assert!(
+                crate::users::check_username("username", name).is_ok(),
+                "{name}"
+            );
+            assert!(
+                name.chars().all(crate::sites::codes::is_postcode_char),
+                "{name}"
+            );
+            assert!(
+                name.chars().all(crate::sites::codes::is_telephone_char),
+                "{name}"
+            );
+        }
+        for c in ['\u{094D}', '\u{0E48}', '\u{0BCD}'] {
+            assert!(
+                !c.is_alphanumeric() && is_letter_or_digit(c),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
+
+    /// What is invisible in a message is named by its code point.
+    #[test]
+    fn invisible_characters_are_named_by_code_point() {
+        for (text, named) in [
+            ("a\u{FE0F}", "U+FE0F"),
+            ("a\u{200D}b", "U+200D"),
+            ("a\u{E000}", "U+E000"),
+            ("a\u{A0}b", "U+00A0"),
+            ("a\u{E0101}", "U+E0101"),
+        ] {
+            let error = check_text("name", text, 1, 10).unwrap_err().to_string();
+            assert!(error.ends_with(named), "{error}");
+        }
     }
 
     #[test]

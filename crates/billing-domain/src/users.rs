@@ -16,7 +16,7 @@ pub const PASSWORD_PATTERN: &str =
 
 /// True when `c` may appear in a username: a letter or digit of any script or `. - _ @`.
 pub fn is_username_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '@')
+    crate::text::is_letter_or_digit(c) || matches!(c, '.' | '-' | '_' | '@')
 }
 
 /// 1..100 characters: letters, digits and `. - _ @`.

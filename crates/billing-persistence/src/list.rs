@@ -44,11 +44,6 @@ pub fn folding_is_moot(value: &str) -> bool {
         .all(|byte| byte.is_ascii() && !byte.is_ascii_alphabetic() && !byte.is_ascii_control())
 }
 
-/// A `LIKE` pattern matching `value` as a literal substring, lower-cased; escape char `\`.
-pub fn contains_pattern(value: &str) -> String {
-    literal_pattern(&lower_case(value))
-}
-
 /// A `LIKE` pattern matching `value` as a literal substring, as given; escape char `\`.
 pub fn literal_pattern(value: &str) -> String {
     let mut pattern = String::with_capacity(value.len() + 2);
@@ -511,7 +506,7 @@ mod tests {
     }
 
     #[test]
-    fn contains_pattern_escapes_wildcards() {
-        insta::assert_snapshot!(contains_pattern("50%_Off\\"), @r"%50\%\_off\\%");
+    fn literal_pattern_escapes_wildcards() {
+        insta::assert_snapshot!(literal_pattern(&lower_case("50%_Off\\")), @r"%50\%\_off\\%");
     }
 }

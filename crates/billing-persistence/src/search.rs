@@ -25,7 +25,7 @@ use diesel::sql_types::{Bool, Text};
 use diesel::sqlite::Sqlite;
 
 use crate::connection::MultiBackend;
-use crate::list::{contains_pattern, folding_is_moot, literal_pattern};
+use crate::list::{folding_is_moot, literal_pattern};
 
 /// The searched columns: `(table, column)`. Each has its trigram index on PostgreSQL and its
 /// FTS5 table and partial index on SQLite (a test checks both against this list).
@@ -64,7 +64,7 @@ pub fn containing<C>(column: C, path: &str, value: &str) -> Containing<C> {
     Containing {
         column,
         fold: !folding_is_moot(value),
-        pattern: contains_pattern(value),
+        pattern: literal_pattern(&lowered),
         as_given: literal_pattern(value),
         search,
     }

@@ -2,7 +2,7 @@
 
 use crate::error::ValidationErrors;
 use crate::kinds::{CodeSet, Kind};
-use crate::text::{check_length, is_text_whitespace};
+use crate::text::{check_length, is_letter_or_digit, is_text_whitespace};
 
 /// A contact's role (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,13 +74,13 @@ fn message(result: Result<(), ValidationErrors>) -> Result<(), String> {
 /// True when `c` may appear in a postcode: a letter or digit of any script, whitespace
 /// ([`is_text_whitespace`]) or `@ . - + _`.
 pub fn is_postcode_char(c: char) -> bool {
-    c.is_alphanumeric() || is_text_whitespace(c) || "@.-+_".contains(c)
+    is_letter_or_digit(c) || is_text_whitespace(c) || "@.-+_".contains(c)
 }
 
 /// True when `c` may appear in a telephone number: a letter or digit of any script,
 /// whitespace or `( ) @ & . , - _ £ |`.
 pub fn is_telephone_char(c: char) -> bool {
-    c.is_alphanumeric() || is_text_whitespace(c) || "()@&.,-_£|".contains(c)
+    is_letter_or_digit(c) || is_text_whitespace(c) || "()@&.,-_£|".contains(c)
 }
 
 /// A postcode (docs/api.md "Sites"): 0..20 characters of letters, digits, whitespace and `@ . - + _`.

@@ -1,9 +1,10 @@
 //! The character rules that allow "letters and digits of any script" (free text, postcodes,
 //! telephone numbers, usernames), written for every pattern engine.
 //!
-//! The service checks them with Unicode's classes (`char::is_alphanumeric`). Many engines that read the document
-//! have no Unicode classes (JavaScript without the `u` flag, as Spectral compiles patterns;
-//! Python's `re`), so the document spells the classes out as ranges of the Basic Multilingual
+//! The service checks them with Unicode's classes (`billing_domain::text::is_letter_or_digit`).
+//! Many engines that read the document have no Unicode classes (JavaScript without the `u`
+//! flag, as Spectral compiles patterns; Python's `re`), so the document spells the classes out
+//! as ranges of the Basic Multilingual
 //! Plane. The ranges make a long pattern, so each rule is one component schema (`FreeText`,
 //! `Postcode`, `TelephoneNumber`, `Username`) and a member refers to it with `allOf`, adding its
 //! own lengths. Letters beyond U+FFFF (historic scripts, CJK extension B) are accepted by the

@@ -132,6 +132,25 @@ api_test! {
         assert_eq!(like("ΥΣ"), vec!["ΟΔΥΣΣΕΑΣ"]);
     }
 
+    fn names_in_scripts_written_with_marks_are_stored_and_found(app) {
+        // A virama, a Thai tone mark, a Tamil pulli: marks, not letters on their own
+        // (docs/api.md "Everywhere"). Found through the search indexes (three or more
+        // characters) and by reading the table.
+        for name in ["हिन्दी कॉल्स", "ที่ทำการ", "தமிழ் அழைப்புகள்"] {
+            let created = app.post(PATH, json!({ "name": name, "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+            assert_eq!(created.status, 201, "{name}: {}", created.text);
+        }
+        let like = |value: &str| names(&app.get(&format!("{PATH}?page=1&pageSize=10&name=like:{}", utf8_percent(value))));
+        assert_eq!(like("न्दी"), vec!["हिन्दी कॉल्स"]);
+        assert_eq!(like("्"), vec!["हिन्दी कॉल्स"]);
+        assert_eq!(like("ที่"), vec!["ที่ทำการ"]);
+        assert_eq!(like("ழைப்பு"), vec!["தமிழ் அழைப்புகள்"]);
+        // An invisible variation selector is still refused, named by its code point.
+        let refused = app.post(PATH, json!({ "name": "Calls\u{FE0F}", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+        assert_eq!(refused.status, 400, "{}", refused.text);
+        assert!(refused.text.contains("U+FE0F"), "{}", refused.text);
+    }
+
     fn like_finds_the_same_rows_through_the_search_indexes(app) {
         // Category names are searched (search.rs): PostgreSQL's trigram index, SQLite's FTS5
         // table with its partial index of non-ASCII names. Both follow every write and find
