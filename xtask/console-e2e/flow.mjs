@@ -111,6 +111,19 @@ await check('create an API key: shown once, with a copy button; it works', async
   await page.getByRole('button', { name: 'Revoke temporary' }).click();
   await page.locator('#status', { hasText: 'API key temporary revoked.' }).waitFor();
   expect(await page.getByLabel('API key', { exact: true }).count() === 0, 'the revoked key is still shown');
+  // A key for another user offers that user's roles, not the administrator's.
+  const [limited] = await must('GET', '/v1/users?page=1&pageSize=1&username=limited', data.admin);
+  await page.getByLabel('For user id (empty: yourself)').fill(String(limited.id));
+  await page.getByLabel('For user id (empty: yourself)').dispatchEvent('change');
+  await page.getByLabel('CUSTOMER_MANAGER', { exact: true }).waitFor();
+  expect(await page.getByLabel('ADMINISTRATOR', { exact: true }).count() === 0, 'the administrator\'s roles are offered');
+  await page.getByLabel('Name', { exact: true }).fill('limited export');
+  await page.getByLabel('CUSTOMER_MANAGER', { exact: true }).check();
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await page.getByLabel('API key', { exact: true }).waitFor();
+  const keys = await must('GET', `/v1/api-keys?page=1&pageSize=10&userId=${limited.id}`, data.admin);
+  expect(keys.length === 1 && keys[0].roles.join() === 'CUSTOMER_MANAGER', JSON.stringify(keys));
+  await page.getByRole('button', { name: 'I have stored it: hide the key' }).click();
 });
 
 let siteId;
@@ -433,6 +446,8 @@ await check('rate a number: the outcome and the summary row', async () => {
   await page.getByRole('heading', { name: 'Outcome: DIALSTRING' }).waitFor();
   await page.getByRole('heading', { name: 'Summary row' }).waitFor();
   await page.locator('#rating-outcome dd', { hasText: 'UK Mobile' }).first().waitFor();
+  // The keyboard user stays where they were: the button that was disabled while it ran.
+  await page.waitForFunction(() => document.activeElement?.textContent === 'Rate');
   await shot('rating');
   await page.getByLabel('Dialled number').fill('');
   await page.getByLabel('Or a call class').fill('MOBILE');
@@ -445,6 +460,10 @@ await check('rate a number: the outcome and the summary row', async () => {
   await page.locator('#rating-form .form-error').filter({ hasText: /./ }).waitFor();
   expect(await page.locator('#rating-outcome').isHidden(), 'the previous outcome is still shown after a refused lookup');
   expect(await page.getByRole('heading', { name: /^Outcome/ }).count() === 0, 'an outcome heading is still in the page');
+  // Nothing to rate: nothing is sent, the error is beside the number.
+  await page.getByLabel('Dialled number').fill('');
+  await page.getByRole('button', { name: 'Rate' }).click();
+  await page.locator('.field:has([data-field="dialledNumber"]) .error', { hasText: 'call class' }).waitFor();
 });
 
 await check('the audit trail: filtered by resource, each event as a diff', async () => {
@@ -454,6 +473,11 @@ await check('the audit trail: filtered by resource, each event as a diff', async
   await page.locator('.page-summary', { hasText: /\(\d+ rows?\)/ }).waitFor();
   await page.locator('details summary').first().click();
   await page.locator('table.diff ins').first().waitFor();
+  // The elements of a list of records are named by id: a removed contact shows removed, not
+  // every later one renamed.
+  const members = await page.locator('table.diff tbody th').allTextContents();
+  expect(members.some((m) => /^siteContacts\[id=\d+\]\./.test(m)), JSON.stringify(members));
+  expect(!members.some((m) => /^siteContacts\[\d+\]/.test(m)), JSON.stringify(members));
   await shot('audit');
 });
 

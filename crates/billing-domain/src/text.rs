@@ -9,20 +9,25 @@ pub const TEXT_PUNCTUATION: &str = ".,'-&()/@#+_:;!?\"£$€%*=[]";
 
 /// True when `c` may appear in a free-text field.
 pub fn is_text_char(c: char) -> bool {
-    is_letter_or_digit(c) || is_text_whitespace(c) || TEXT_PUNCTUATION.contains(c)
+    is_letter_or_digit(c) || is_text_whitespace(c) || TEXT_PUNCTUATION.contains(c) || is_joiner(c)
+}
+
+/// The zero-width non-joiner and joiner, which some scripts spell with (Persian "می‌شود",
+/// Sinhala "ශ්‍රී"): free text takes them between two letters ([`check_text`]).
+fn is_joiner(c: char) -> bool {
+    matches!(c, '\u{200C}' | '\u{200D}')
 }
 
 /// True when `c` is a letter or digit of any script, as every rule that says "letters and digits"
 /// reads it (free text, postcodes, telephone numbers, usernames): Unicode's alphabetic and
 /// numeric characters, and the marks scripts write their words with, which are not letters on
-/// their own: the virama of "हिन्दी", the Thai tone mark of "ที่", Hebrew and Arabic vowel points.
-/// Not the accents of decomposed text ("e" then U+0301, see [`refuse_combining_marks`]), nor the
-/// invisible variation selectors.
+/// their own: the virama of "हिन्दी", the Thai tone mark of "ที่", Hebrew and Arabic vowel points,
+/// the accents that have no composed letter (the acute of Yoruba "ọ́"). Not the invisible
+/// variation selectors. Where an accent stands is checked on the whole text
+/// ([`refuse_decomposed`]).
 pub fn is_letter_or_digit(c: char) -> bool {
     c.is_alphanumeric()
-        || (c.general_category_group() == GeneralCategoryGroup::Mark
-            && !is_combining_mark(c)
-            && !is_variation_selector(c))
+        || (c.general_category_group() == GeneralCategoryGroup::Mark && !is_variation_selector(c))
 }
 
 /// The whitespace text may hold, in free text and wherever a rule says "whitespace" (postcodes,
@@ -32,19 +37,40 @@ pub fn is_text_whitespace(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
-/// Refuses a combining mark (decomposed text) with the message that says to send text
-/// composed; for the rules (usernames, e-mail addresses) whose own message would not.
-pub fn refuse_combining_marks(field: &str, value: &str) -> Result<(), ValidationErrors> {
-    match value.chars().find(|c| is_combining_mark(*c)) {
-        Some(mark) => Err(ValidationErrors::single(
+/// Refuses an accent written apart from a letter it composes with (decomposed text, Unicode
+/// NFD: "e" then U+0301 for "é"), so stored text has one form for an accented letter and a
+/// `like:` with composed text finds it; and an accent with no letter before it. Accents that
+/// have no composed letter (Yoruba "ọ́", Lithuanian "ą̃") are taken: that text is composed
+/// (NFC) as it is. Every rule of letters and digits applies it.
+pub fn refuse_decomposed(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    let refuse = |message: String| {
+        Err(ValidationErrors::single(
             field,
-            format!(
-                "contains a character that is not allowed: {}",
-                describe_char(mark)
-            ),
-        )),
-        None => Ok(()),
+            format!("contains a character that is not allowed: {message}"),
+        ))
+    };
+    // Where the letter the accents belong to starts, if any.
+    let mut letter: Option<usize> = None;
+    for (at, c) in value.char_indices() {
+        if !is_combining_mark(c) {
+            letter = is_letter_or_digit(c).then_some(at);
+            continue;
+        }
+        let Some(start) = letter else {
+            return refuse(format!(
+                "a combining mark U+{:04X} with no letter before it",
+                c as u32
+            ));
+        };
+        if !unicode_normalization::is_nfc(&value[start..at + c.len_utf8()]) {
+            return refuse(format!(
+                "a combining mark U+{:04X} apart from the letter it composes with (send text \
+                 composed, Unicode NFC: 'é' as one character)",
+                c as u32
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Checks length (in characters) and character set; the message names the first offending char.
@@ -63,6 +89,28 @@ pub fn check_text(
                 describe_char(bad)
             ),
         ));
+    }
+    refuse_decomposed(field, value)?;
+    refuse_stray_joiners(field, value)
+}
+
+/// A joiner joins two letters: one with a letter (or a letter's mark) on both sides.
+fn refuse_stray_joiners(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    let characters: Vec<char> = value.chars().collect();
+    for (at, c) in characters.iter().enumerate() {
+        let beside = |other: Option<&char>| other.is_some_and(|o| is_letter_or_digit(*o));
+        if is_joiner(*c)
+            && !(at > 0 && beside(characters.get(at - 1)) && beside(characters.get(at + 1)))
+        {
+            return Err(ValidationErrors::single(
+                field,
+                format!(
+                    "contains a character that is not allowed: U+{:04X} (a joiner) that is not \
+                     between two letters",
+                    *c as u32
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -87,13 +135,7 @@ pub fn check_length(
 }
 
 fn describe_char(c: char) -> String {
-    if is_combining_mark(c) {
-        // Text in decomposed form (NFD: "e" then U+0301) is refused; say how to send it.
-        format!(
-            "a combining mark U+{:04X} (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)",
-            c as u32
-        )
-    } else if is_visible(c) {
+    if is_visible(c) {
         format!("'{c}'")
     } else {
         // Invisible ones (controls, a no-break or other space, a joiner, a variation selector,
@@ -116,7 +158,7 @@ fn is_variation_selector(c: char) -> bool {
     matches!(c, '\u{180B}'..='\u{180F}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
-/// The blocks of combining diacritical marks (the accents of decomposed text).
+/// The blocks of combining diacritical marks (accents, which many letters have composed).
 fn is_combining_mark(c: char) -> bool {
     matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
         | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
@@ -181,10 +223,10 @@ mod tests {
         let error = check_text("name", "a\u{0}b", 1, 10).unwrap_err();
         insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: U+0000");
         let error = check_text("name", "Cafe\u{301}", 1, 10).unwrap_err();
-        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)");
+        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 apart from the letter it composes with (send text composed, Unicode NFC: 'é' as one character)");
         // Usernames and e-mail addresses, whose own messages would not say it, too.
         let error = crate::users::check_username("username", "jose\u{301}").unwrap_err();
-        insta::assert_snapshot!(error.to_string(), @"username: contains a character that is not allowed: a combining mark U+0301 (an accent is taken only as part of a composed letter, Unicode NFC: 'é' as one character)");
+        insta::assert_snapshot!(error.to_string(), @"username: contains a character that is not allowed: a combining mark U+0301 apart from the letter it composes with (send text composed, Unicode NFC: 'é' as one character)");
         assert!(crate::users::check_email("email", "e\u{301}@example.com").is_err());
         assert!(crate::users::check_email("email", "é@example.com").is_ok());
     }
@@ -239,12 +281,66 @@ mod tests {
         }
     }
 
+    /// Accents with no composed letter are composed text as they are; an accent that has one,
+    /// or that follows no letter, is refused, by every rule of letters and digits.
+    #[test]
+    fn accents_are_taken_where_unicode_has_no_composed_letter() {
+        for name in ["Ọlọ́run", "žuvą́", "ą̃", "ẹ́", "про́сто"] {
+            assert!(check_text("name", name, 1, 100).is_ok(), "{name}");
+            assert!(
+                crate::users::check_username("username", name).is_ok(),
+                "{name}"
+            );
+        }
+        // Decomposed: "e" + U+0301 is "é"; a dot below then an acute on "e" is "ẹ" + acute.
+        for name in [
+            "Cafe\u{301}",
+            "e\u{323}\u{301}",
+            "ok \u{301}",
+            "\u{301}a",
+            "a-\u{301}",
+        ] {
+            assert!(check_text("name", name, 1, 100).is_err(), "{name:?}");
+            assert!(
+                crate::users::check_username("username", name).is_err(),
+                "{name:?}"
+            );
+        }
+        use crate::kinds::Kind;
+        use crate::sites::codes::{Postcode, Telephone};
+        assert!(Postcode::check(&"SW1 ẹ́".to_owned()).is_ok());
+        assert!(Postcode::check(&"SW1 e\u{301}".to_owned()).is_err());
+        assert!(Telephone::check(&"0207 e\u{301}".to_owned()).is_err());
+        let error = check_text("name", "\u{301}a", 1, 10).unwrap_err();
+        insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 with no letter before it");
+    }
+
+    /// Joiners in the scripts that spell with them, between two letters, in free text only.
+    #[test]
+    fn joiners_are_taken_between_two_letters_in_free_text() {
+        for name in ["می\u{200C}شود", "ශ්\u{200D}රී ලංකා", "خیابان\u{200C}ها"]
+        {
+            assert!(check_text("name", name, 1, 100).is_ok(), "{name}");
+        }
+        for name in [
+            "\u{200C}ab",
+            "ab\u{200D}",
+            "a \u{200C}b",
+            "a\u{200C}\u{200C}b",
+        ] {
+            let error = check_text("name", name, 1, 100).unwrap_err().to_string();
+            assert!(error.contains("joiner"), "{name:?}: {error}");
+        }
+        assert!(crate::users::check_username("username", "a\u{200C}b").is_err());
+        assert!(!crate::sites::codes::is_postcode_char('\u{200C}'));
+    }
+
     /// What is invisible in a message is named by its code point.
     #[test]
     fn invisible_characters_are_named_by_code_point() {
         for (text, named) in [
             ("a\u{FE0F}", "U+FE0F"),
-            ("a\u{200D}b", "U+200D"),
+            ("a\u{200B}b", "U+200B"),
             ("a\u{E000}", "U+E000"),
             ("a\u{A0}b", "U+00A0"),
             ("a\u{E0101}", "U+E0101"),

@@ -22,7 +22,7 @@ pub fn is_username_char(c: char) -> bool {
 /// 1..100 characters: letters, digits and `. - _ @`.
 pub fn check_username(field: &str, value: &str) -> Result<(), ValidationErrors> {
     check_length(field, value, 1, 100)?;
-    crate::text::refuse_combining_marks(field, value)?;
+    crate::text::refuse_decomposed(field, value)?;
     if !value.chars().all(is_username_char) {
         return Err(ValidationErrors::single(
             field,
@@ -47,7 +47,7 @@ pub fn check_password(field: &str, value: &str) -> Result<(), ValidationErrors> 
 /// At most 255 characters, one `@` with text on both sides and a dot in the domain, no spaces.
 pub fn check_email(field: &str, value: &str) -> Result<(), ValidationErrors> {
     check_length(field, value, 3, 255)?;
-    crate::text::refuse_combining_marks(field, value)?;
+    crate::text::refuse_decomposed(field, value)?;
     let shaped = match value.split_once('@') {
         Some((local, domain)) => {
             !local.is_empty()

@@ -123,12 +123,26 @@ async function render() {
     await found.page(view, found.params);
   } catch (error) {
     if (mine !== generation) return;
-    replace(view, heading('Something went wrong'), h('p', { class: 'form-error', role: 'alert' }, explain(error)));
+    const title = { 403: 'Not allowed', 404: 'Not found' }[error.status] || 'Something went wrong';
+    replace(view, heading(title), h('p', { class: 'form-error', role: 'alert' }, explain(error)));
   }
   if (mine !== generation) return;
   replace(main, view);
   finishRender();
 }
+
+/** The document's title follows the page's heading, also when a page redraws itself. */
+new MutationObserver(() => {
+  const title = main.querySelector('h1');
+  const wanted = title ? `${title.textContent} · Billing console` : 'Billing console';
+  if (document.title !== wanted) document.title = wanted;
+}).observe(main, { childList: true, subtree: true, characterData: true });
+
+/** The skip link moves the focus to the content without touching the address (a route). */
+document.querySelector('.skip').addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
 
 /** The document's title from the page's heading, which gets the focus. */
 function finishRender() {

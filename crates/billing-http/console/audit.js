@@ -12,10 +12,17 @@ const RESOURCES = ['users', 'api-keys', 'customers', 'sites', 'inventory-items',
   'reference-data'];
 const ACTIONS = ['CREATE', 'REPLACE', 'PATCH', 'UPDATE', 'DELETE', 'IMPORT'];
 
-/** Every leaf of a JSON value as `path → value` (`siteContacts[1].contactName`). */
+/**
+ * Every leaf of a JSON value as `path → value`. Elements of a list of records are named by their
+ * id (`siteContacts[id=3].contactName`), so that removing one shows it removed, not every later
+ * one renamed; other lists by position (`[1]`).
+ */
 function flatten(value, path = '', into = new Map()) {
   if (value !== null && typeof value === 'object') {
-    const entries = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : Object.entries(value).map(([k, v]) => [path ? `.${k}` : k, v]);
+    const keyed = Array.isArray(value) && value.every((v) => v !== null && typeof v === 'object' && v.id != null);
+    const entries = Array.isArray(value)
+      ? value.map((v, i) => [keyed ? `[id=${v.id}]` : `[${i}]`, v])
+      : Object.entries(value).map(([k, v]) => [path ? `.${k}` : k, v]);
     if (!entries.length) into.set(path || '(record)', Array.isArray(value) ? '[]' : '{}');
     for (const [step, inner] of entries) flatten(inner, `${path}${step}`, into);
   } else {

@@ -166,6 +166,10 @@ export async function ratingPage(main) {
     const item = {};
     if (number.value.trim()) item.dialledNumber = number.value.trim();
     if (callClass.value.trim()) item.callClass = callClass.value.trim();
+    if (!item.dialledNumber && !item.callClass) {
+      const message = 'type a dialled number or a call class';
+      throw Object.assign(new Error(`Nothing to rate: ${message}.`), { errors: [{ field: 'dialledNumber', message }] });
+    }
     const body = { referenceDataSourceId: Number(source.control.value) || null, date: date.value || null, items: [item] };
     const answer = (await api('POST', '/v1/rating/lookups', { body })).body;
     const result = answer.results[0];

@@ -105,7 +105,11 @@ function contactFields(index, contact, group, onremove) {
 function customFieldFields(index, assigned, definitions, onremove) {
   const a = assigned || {};
   const p = `assignedCustomFields[${index}]`;
-  const definition = select(`${p}.customFieldDefinitionId`, definitions.map((d) => [String(d.id), d.label]), { value: a.customFieldDefinitionId, blank: '(choose)' });
+  const options = definitions.map((d) => [String(d.id), d.label]);
+  // A stored definition beyond the loaded ones stays the choice (the field is kept as it is).
+  const stored = a.customFieldDefinitionId == null ? null : String(a.customFieldDefinitionId);
+  if (stored && !options.some(([id]) => id === stored)) options.unshift([stored, `#${stored}`]);
+  const definition = select(`${p}.customFieldDefinitionId`, options, { value: stored, blank: '(choose)' });
   const value = input(`${p}.value`, { value: a.value });
   const element = h('fieldset', { class: 'custom-field' }, h('legend', {}, `Custom field ${index + 1}`),
     h('div', { class: 'grid' }, field('Field', definition), field('Value', value)),

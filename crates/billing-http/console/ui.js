@@ -107,6 +107,8 @@ export function form(children, onsubmit, { label = 'Save', extra = null } = {}) 
       showProblem(element, error);
     } finally {
       button.disabled = false;
+      // A disabled button loses the focus to the page; give it back where the user was.
+      if (button.isConnected && (!document.activeElement || document.activeElement === document.body)) button.focus();
     }
   });
   return element;

@@ -122,6 +122,7 @@ export async function usersPage(main) {
     password.value = '';
     status(`User ${created.body.username} created.`, 'ok');
     createForm.reset();
+    userId?.dispatchEvent(new Event('change'));
     list.reload(true);
   }, { label: 'Create user' });
 
@@ -176,12 +177,26 @@ export async function apiKeysPage(main) {
     delete shown.dataset.keyId;
   }
   const name = input('name', { required: true });
-  const keyRoles = checkboxes('roles', 'Roles of the key (none ticked: all of the user\'s roles)', me.roles, []);
+  // The roles offered are those of the user the key is for: a key holds some or all of them.
+  const rolesLegend = 'Roles of the key (none ticked: all of the user\'s roles)';
+  let keyRoles = checkboxes('roles', rolesLegend, me.roles, []);
+  const rolesSlot = h('div', {}, keyRoles);
   const userId = admin ? input('userId', { type: 'number', min: 1 }) : null;
+  let asked = 0;
+  userId?.addEventListener('change', async () => {
+    const mine = ++asked;
+    const id = Number(userId.value);
+    const roles = !id || id === me.userId
+      ? me.roles
+      : await api('GET', `/v1/users/${id}`).then((answer) => answer.body.roles, () => []);
+    if (mine !== asked) return; // a later choice's answer wins
+    keyRoles = checkboxes('roles', rolesLegend, roles, []);
+    rolesSlot.replaceChildren(keyRoles);
+  });
   const createForm = form([
     field('Name', name, 'What the key is for, e.g. "nightly export".'),
-    keyRoles,
     userId ? field('For user id (empty: yourself)', userId) : null,
+    rolesSlot,
   ], async () => {
     const body = { name: name.value.trim() };
     const chosen = keyRoles.values();

@@ -235,10 +235,12 @@ macro_rules! filter_column {
                         .select(child::$owner),
                 ),
             ),
+            // After the day or no date at all, which a record without the child has too: not
+            // one of the records whose child's date is on or before the day.
             Filter::Date(DateFilter::AfterOrOpen(day)) => $query.filter(
-                $column.eq_any(
+                $column.ne_all(
                     child::table
-                        .filter(child::$member.ge(next(day)).or(child::$member.is_null()))
+                        .filter(child::$member.lt(next(day)))
                         .select(child::$owner),
                 ),
             ),

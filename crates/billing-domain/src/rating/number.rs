@@ -16,10 +16,23 @@ pub struct DialledNumber {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum NumberError {
-    #[error("the dialled number is empty")]
+    /// Text with no digit at all (`"   "`, `"+"`); an empty text is a number not given.
+    #[error("the dialled number has no digits")]
     Empty,
-    #[error("the dialled number contains '{0}'; only digits, spaces and a leading + are allowed")]
+    #[error(
+        "the dialled number contains {}; only digits, spaces and a leading + are allowed",
+        shown(*.0)
+    )]
     InvalidCharacter(char),
+}
+
+/// A character as a message shows it: quoted, or by code point when it is invisible.
+fn shown(c: char) -> String {
+    if c.is_control() || c.is_whitespace() {
+        format!("U+{:04X}", c as u32)
+    } else {
+        format!("'{c}'")
+    }
 }
 
 const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
@@ -200,6 +213,9 @@ mod tests {
         );
         assert_eq!(DialledNumber::parse(" + "), Err(NumberError::Empty));
         assert_eq!(DialledNumber::parse(""), Err(NumberError::Empty));
+        insta::assert_snapshot!(DialledNumber::parse(" + ").unwrap_err(), @"the dialled number has no digits");
+        // Invisible characters by code point.
+        insta::assert_snapshot!(DialledNumber::parse("0800\t123").unwrap_err(), @"the dialled number contains U+0009; only digits, spaces and a leading + are allowed");
     }
 
     /// The rule written the plain way.

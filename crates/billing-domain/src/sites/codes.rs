@@ -2,7 +2,7 @@
 
 use crate::error::ValidationErrors;
 use crate::kinds::{CodeSet, Kind};
-use crate::text::{check_length, is_letter_or_digit, is_text_whitespace};
+use crate::text::{check_length, is_letter_or_digit, is_text_whitespace, refuse_decomposed};
 
 /// A contact's role (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,7 @@ impl Kind for Postcode {
     fn check(value: &String) -> Result<(), String> {
         message(check_length("", value, 0, 20))?;
         if value.chars().all(is_postcode_char) {
-            Ok(())
+            message(refuse_decomposed("", value))
         } else {
             Err("may contain only letters, digits, whitespace and @ . - + _".into())
         }
@@ -112,7 +112,7 @@ impl Kind for Telephone {
         }
         message(check_length("", value, 4, 100))?;
         if value.chars().all(is_telephone_char) {
-            Ok(())
+            message(refuse_decomposed("", value))
         } else {
             Err("may contain only letters, digits, whitespace and ( ) @ & . , - _ £ |".into())
         }

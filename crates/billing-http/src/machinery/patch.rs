@@ -43,15 +43,6 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
             PatchOperation::Copy(op) => (op.path.to_string(), Some(op.from.to_string())),
             PatchOperation::Test(op) => (op.path.to_string(), None),
         };
-        // Every pointer names a member: the whole document ("") is never a target or source.
-        for (member, pointer) in [("path", Some(&path)), ("from", from.as_ref())] {
-            if pointer.is_some_and(String::is_empty) {
-                return Err(ApiError::field(
-                    format!("[{index}].{member}"),
-                    "the whole document cannot be patched; point to a member (/name)",
-                ));
-            }
-        }
         // A write-only member is never read: copying or moving it out would show it (a
         // password copied into `email`).
         if let Some(source) = from.as_ref()
@@ -66,17 +57,20 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
         // What the operation changes: its path (a test changes nothing), and a move's source.
         let changed = match operation {
             PatchOperation::Test(_) => Vec::new(),
-            PatchOperation::Move(_) => [Some(&path), from.as_ref()].into_iter().flatten().collect(),
-            _ => vec![&path],
+            PatchOperation::Move(_) => [Some(("path", &path)), from.as_ref().map(|f| ("from", f))]
+                .into_iter()
+                .flatten()
+                .collect(),
+            _ => vec![("path", &path)],
         };
-        for pointer in changed {
+        for (member, pointer) in changed {
             let Some(target) = members::resolve(fields, &segments(pointer)) else {
                 continue;
             };
             let copied = matches!(operation, PatchOperation::Move(_) | PatchOperation::Copy(_));
             if copied && target.field.access == Access::WriteOnly {
                 return Err(ApiError::field(
-                    format!("[{index}].path"),
+                    format!("[{index}].{member}"),
                     format!(
                         "'{}' is write-only: set it with add or replace and a value",
                         target.path
@@ -85,7 +79,7 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
             }
             if target.field.access == Access::ReadOnly {
                 return Err(ApiError::field(
-                    format!("[{index}].path"),
+                    format!("[{index}].{member}"),
                     format!("'{}' is read-only", target.path),
                 ));
             }
@@ -166,7 +160,12 @@ fn check_operations(body: &Value) -> Result<(), ApiError> {
         };
         let mut pointer = |member: &str| match members.get(member) {
             None | Some(Value::Null) => errors.push(at(member), "is required"),
-            Some(Value::String(text)) if text.is_empty() || text.starts_with('/') => {
+            // Every pointer names a member: the whole document is never a target or source.
+            Some(Value::String(text)) if text.is_empty() => errors.push(
+                at(member),
+                "the whole document cannot be patched; point to a member (/name)",
+            ),
+            Some(Value::String(text)) if text.starts_with('/') => {
                 // RFC 6901: `~` is escaped as `~0` or `~1`, nothing else.
                 let escapes_ok = text
                     .split('~')
@@ -304,23 +303,53 @@ pub fn apply(
                 op.path
             )));
         }
-        json_patch::patch_unsafe(document, std::slice::from_ref(operation)).map_err(|error| {
-            match error.kind {
-                PatchErrorKind::TestFailed => ApiError::conflict(format!(
-                    "test operation {index} failed: the value at '{}' differs",
-                    error.path
-                )),
-                kind => ApiError::field(
-                    format!("[{index}].path"),
-                    format!("{kind} ('{}')", error.path),
-                ),
-            }
-        })?;
+        json_patch::patch_unsafe(document, std::slice::from_ref(operation))
+            .map_err(|error| failed_operation(index, operation, error))?;
         if let PatchOperation::Copy(op) = operation {
             forget_copied_ids(document, op.path.as_str(), fields);
         }
     }
     Ok(())
+}
+
+/// Why an operation could not be applied, naming the member at fault (`from` when the source
+/// is missing) and its pointer as the client sent it.
+fn failed_operation(
+    index: usize,
+    operation: &PatchOperation,
+    error: json_patch::PatchError,
+) -> ApiError {
+    let from = match operation {
+        PatchOperation::Move(op) => op.from.as_str(),
+        PatchOperation::Copy(op) => op.from.as_str(),
+        _ => "",
+    };
+    match error.kind {
+        PatchErrorKind::TestFailed => ApiError::conflict(format!(
+            "test operation {index} failed: the value at '{}' differs",
+            error.path
+        )),
+        PatchErrorKind::InvalidFromPointer => ApiError::field(
+            format!("[{index}].from"),
+            format!("'{from}' names nothing in the record: no such member or array element"),
+        ),
+        PatchErrorKind::CannotMoveInsideItself => ApiError::field(
+            format!("[{index}].path"),
+            format!(
+                "'{}' is inside '{from}': a value cannot be moved into itself",
+                error.path
+            ),
+        ),
+        // `InvalidPointer`, and any kind a later version adds.
+        _ => ApiError::field(
+            format!("[{index}].path"),
+            format!(
+                "'{}' names nothing in the record: a member on the way is missing or an array \
+                 index is out of range",
+                error.path
+            ),
+        ),
+    }
 }
 
 /// A copy of an owned element (or of an owned object with its own children) is a new element:

@@ -132,7 +132,7 @@ api_test! {
         assert_eq!(like("ΥΣ"), vec!["ΟΔΥΣΣΕΑΣ"]);
     }
 
-    fn names_in_scripts_written_with_marks_are_stored_and_found(app) {
+    fn names_in_scripts_written_with_marks_and_joiners_are_stored_and_found(app) {
         // A virama, a Thai tone mark, a Tamil pulli: marks, not letters on their own
         // (docs/api.md "Everywhere"). Found through the search indexes (three or more
         // characters) and by reading the table.
@@ -145,6 +145,19 @@ api_test! {
         assert_eq!(like("्"), vec!["हिन्दी कॉल्स"]);
         assert_eq!(like("ที่"), vec!["ที่ทำการ"]);
         assert_eq!(like("ழைப்பு"), vec!["தமிழ் அழைப்புகள்"]);
+        // Accents with no composed letter (Yoruba), a joiner between letters (Persian).
+        for name in ["Ọlọ́run", "خیابان\u{200C}ها"] {
+            let created = app.post(PATH, json!({ "name": name, "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+            assert_eq!(created.status, 201, "{name}: {}", created.text);
+        }
+        assert_eq!(like("lọ́r"), vec!["Ọlọ́run"]);
+        assert_eq!(like("ان\u{200C}ه"), vec!["خیابان\u{200C}ها"]);
+        // Decomposed text and a stray joiner are still refused, naming the character.
+        for (name, named) in [("Cafe\u{301}", "U+0301"), ("Calls\u{200C}", "U+200C")] {
+            let refused = app.post(PATH, json!({ "name": name, "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
+            assert_eq!(refused.status, 400, "{}", refused.text);
+            assert!(refused.text.contains(named), "{}", refused.text);
+        }
         // An invisible variation selector is still refused, named by its code point.
         let refused = app.post(PATH, json!({ "name": "Calls\u{FE0F}", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }));
         assert_eq!(refused.status, 400, "{}", refused.text);

@@ -305,7 +305,18 @@ api_test! {
             "[6].from: must be a JSON Pointer: a ~ is written ~0, and a / inside a name ~1",
         ]
         "#);
-        app.patch(&item, json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])).assert_problem(400);
+        // With the whole document's pointer, the other broken members are named too.
+        assert_eq!(app.patch(&item, json!([{ "op": "test", "path": "" }])).error_fields(), vec!["[0].path", "[0].value"]);
+        assert_eq!(app.patch(&item, json!([{ "op": "move", "from": "", "path": "" }])).error_fields(), vec!["[0].path", "[0].from"]);
+        // What cannot be applied names the member at fault and its pointer as sent.
+        let failed = |operations: Value| {
+            let body = app.patch(&item, operations).assert_problem(400);
+            let error = &body["errors"][0];
+            format!("{}: {}", error["field"].as_str().unwrap_or_default(), error["message"].as_str().unwrap_or_default())
+        };
+        insta::assert_snapshot!(failed(json!([{ "op": "copy", "from": "/nope", "path": "/name" }])), @"[0].from: '/nope' names nothing in the record: no such member or array element");
+        insta::assert_snapshot!(failed(json!([{ "op": "move", "from": "/id", "path": "/name" }])), @"[0].from: 'id' is read-only");
+        insta::assert_snapshot!(failed(json!([{ "op": "replace", "path": "/nothing/deeper", "value": 1 }])), @"[0].path: '/nothing/deeper' names nothing in the record: a member on the way is missing or an array index is out of range");
         app.patch(&item, json!({ "op": "replace" })).assert_problem(400);
         let too_many: Vec<Value> = (0..1001).map(|_| json!({ "op": "test", "path": "/name", "value": "Calls" })).collect();
         app.patch(&item, Value::Array(too_many)).assert_problem(400);

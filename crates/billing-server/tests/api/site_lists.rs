@@ -10,6 +10,27 @@ use super::sites::{
 };
 
 api_test! {
+    fn after_a_mandate_date_or_none_counts_sites_without_invoice_details(app) {
+        // gtn: is "after the day or no date at all" (docs/api.md): a site without a mandate,
+        // and a site that sends its invoices elsewhere, which has no mandate date either.
+        let w = world(&app);
+        let mut paid = site_body(&w, "Paid");
+        paid["siteInvoiceDetails"]["paymentMethod"] = json!("PROVIDER_B");
+        paid["siteInvoiceDetails"]["mandateReference"] = json!("MB-1");
+        create_site(&app, paid);
+        let unpaid = create_site(&app, site_body(&w, "Unpaid"));
+        let mut sending = site_body(&w, "Sending");
+        sending["siteInvoiceDetails"] = Value::Null;
+        sending["siteIdReceivingInvoice"] = unpaid["id"].clone();
+        create_site(&app, sending);
+        let today = chrono::Utc::now().date_naive();
+        let yesterday = today.pred_opt().expect("a day before");
+        assert_eq!(count(&app, &format!("mandateCreatedDate=gtn:{today}")), 2);
+        assert_eq!(count(&app, &format!("mandateCreatedDate=gtn:{yesterday}")), 3);
+        assert_eq!(count(&app, &format!("mandateCreatedDate=gt:{yesterday}")), 1);
+        assert_eq!(count(&app, &format!("mandateUpdatedDate=gtn:{today}")), 2);
+    }
+
     fn sites_filter_by_their_customers_sub_brand(app) {
         let w = world(&app);
         create_site(&app, site_body(&w, "Unbranded"));
