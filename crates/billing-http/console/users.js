@@ -122,7 +122,6 @@ export async function usersPage(main) {
     password.value = '';
     status(`User ${created.body.username} created.`, 'ok');
     createForm.reset();
-    userId?.dispatchEvent(new Event('change'));
     list.reload(true);
   }, { label: 'Create user' });
 
@@ -214,6 +213,7 @@ export async function apiKeysPage(main) {
     shown.hidden = false;
     keyText.focus();
     createForm.reset();
+    userId?.dispatchEvent(new Event('change'));
     list.reload(true);
   }, { label: 'Create API key' });
   replace(main, heading('API keys'),
