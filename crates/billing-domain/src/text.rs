@@ -37,6 +37,9 @@ pub fn is_text_whitespace(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
+/// The most accents one letter may carry (Unicode's Stream-Safe Text Format, UAX #15).
+pub const MAX_ACCENTS_PER_LETTER: usize = 30;
+
 /// Refuses an accent written apart from a letter it composes with (decomposed text, Unicode
 /// NFD: "e" then U+0301 for "é"), so stored text has one form for an accented letter and a
 /// `like:` with composed text finds it; and an accent with no letter before it. Accents that
@@ -49,11 +52,13 @@ pub fn refuse_decomposed(field: &str, value: &str) -> Result<(), ValidationError
             format!("contains a character that is not allowed: {message}"),
         ))
     };
-    // Where the letter the accents belong to starts, if any.
+    // Where the letter the accents belong to starts, if any, and how many it has so far.
     let mut letter: Option<usize> = None;
+    let mut accents = 0;
     for (at, c) in value.char_indices() {
         if !is_combining_mark(c) {
             letter = is_letter_or_digit(c).then_some(at);
+            accents = 0;
             continue;
         }
         let Some(start) = letter else {
@@ -62,6 +67,15 @@ pub fn refuse_decomposed(field: &str, value: &str) -> Result<(), ValidationError
                 c as u32
             ));
         };
+        // Unicode's stream-safe limit: no letter needs more, and each check below reads at
+        // most this many accents, so the whole text is read in linear time.
+        accents += 1;
+        if accents > MAX_ACCENTS_PER_LETTER {
+            return refuse(format!(
+                "a combining mark U+{:04X}: more than {MAX_ACCENTS_PER_LETTER} accents on one letter",
+                c as u32
+            ));
+        }
         if !unicode_normalization::is_nfc(&value[start..at + c.len_utf8()]) {
             return refuse(format!(
                 "a combining mark U+{:04X} apart from the letter it composes with (send text \
@@ -311,6 +325,17 @@ mod tests {
         assert!(Postcode::check(&"SW1 ẹ́".to_owned()).is_ok());
         assert!(Postcode::check(&"SW1 e\u{301}".to_owned()).is_err());
         assert!(Telephone::check(&"0207 e\u{301}".to_owned()).is_err());
+        // Thirty accents on one letter at most; a long run is refused in linear time.
+        let stacked = format!("a{}", "\u{301}\u{323}".repeat(15));
+        assert!(check_text("name", &stacked, 1, 100).is_err(), "decomposed");
+        let stacked = format!("\u{1ecd}{}", "\u{300}".repeat(30));
+        assert!(check_text("name", &stacked, 1, 100).is_ok());
+        let zalgo = format!("\u{1ecd}{}", "\u{300}".repeat(65_000));
+        let error = check_text("name", &zalgo, 1, 65_535).unwrap_err();
+        assert!(
+            error.to_string().contains("more than 30 accents"),
+            "{error}"
+        );
         let error = check_text("name", "\u{301}a", 1, 10).unwrap_err();
         insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 with no letter before it");
     }
