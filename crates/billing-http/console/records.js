@@ -99,7 +99,7 @@ export const GROUPS = {
         title: 'Invoice templates', path: '/v1/invoice-templates', sort: 'name', write: 'CUSTOMERS_WRITE',
         columns: [['name', 'Name'], ['type', 'Type']],
         filters: [['name', 'Name contains', 'like'], ['type', 'Type', 'enum', TEMPLATE_TYPES]],
-        fields: [['name', 'Name', 'text', true], ['type', 'Type (set on creation)', 'enum', true, TEMPLATE_TYPES]],
+        fields: [['name', 'Name', 'text', true], ['type', 'Type (set on creation)', 'enum', true, TEMPLATE_TYPES, { createOnly: true }]],
       },
       'custom-field-definitions': {
         title: 'Custom field definitions', path: '/v1/custom-field-definitions', sort: 'label', write: 'CUSTOMERS_WRITE',

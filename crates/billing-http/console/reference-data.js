@@ -44,6 +44,8 @@ function recordFields(kind, record) {
       ? select(name, [['false', 'no'], ['true', 'yes']], { value: String(!!current) })
       : type === 'enum' ? select(name, options, { value: current ?? options[0] })
       : input(name, { type: type === 'id' ? 'number' : type, value: current ?? '', required, min: type === 'id' ? 1 : null });
+    // A member the API takes only on creation is shown, not offered, when a record is changed.
+    if (record && spec[5]?.createOnly) control.disabled = true;
     return { name, type, control, label };
   });
   const element = h('div', { class: 'grid' }, controls.map(({ control, label }) => field(label, control)));
