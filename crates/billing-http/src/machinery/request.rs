@@ -282,7 +282,13 @@ fn entity_tags(
     if text == "*" {
         return Ok(Some(None));
     }
-    let tags: Vec<String> = text.split(',').map(|tag| tag.trim().to_owned()).collect();
+    // RFC 9110 §5.6.1: empty elements of a list (`"1", ,"2",`) are ignored; one tag at least.
+    let tags: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|tag| !tag.is_empty())
+        .map(str::to_owned)
+        .collect();
     // RFC 9110 §8.8.3: an opaque tag is quoted and holds no quote, space or control character
     // (`"1" "1"` is two tags without their comma: malformed, not a tag that never matches).
     let quoted = |tag: &str| {
@@ -293,9 +299,10 @@ fn entity_tags(
                 .bytes()
                 .all(|b| b == 0x21 || (0x23..=0x7e).contains(&b) || b >= 0x80)
     };
-    if tags
-        .iter()
-        .any(|tag| !quoted(tag.strip_prefix("W/").unwrap_or(tag)))
+    if tags.is_empty()
+        || tags
+            .iter()
+            .any(|tag| !quoted(tag.strip_prefix("W/").unwrap_or(tag)))
     {
         return Err(ApiError::field(
             label,

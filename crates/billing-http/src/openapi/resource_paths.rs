@@ -232,8 +232,9 @@ pub(super) fn resource_paths(
     let input = json!({ "$ref": format!("#/components/schemas/{input_name}") });
     let tag = [resource.path];
     let etag_header = json!({ "ETag": header("ETag") });
-    // What If-Match and If-None-Match both hold: quoted entity tags (maybe weak) or `*`.
-    let entity_tags = json!({ "type": "string", "maxLength": crate::machinery::request::IF_MATCH_MAX_CHARS, "pattern": "^ *([*]|(W/)?\"[^\"]*\"( *, *(W/)?\"[^\"]*\")*) *$" });
+    // What If-Match and If-None-Match both hold: quoted entity tags (maybe weak), a comma
+    // between two, empty list elements ignored (RFC 9110 §5.6.1), or `*`.
+    let entity_tags = json!({ "type": "string", "maxLength": crate::machinery::request::IF_MATCH_MAX_CHARS, "pattern": "^ *([*]|[ ,]*(W/)?\"[^\"]*\"( *,[ ,]*(W/)?\"[^\"]*\")*[ ,]*) *$" });
     let if_none_match = |effect: &str| json!({ "name": "If-None-Match", "in": "header", "required": false, "description": format!("{effect} when the record's ETag is one of these (compared weakly: W/\"3\" names version 3), or for *."), "schema": entity_tags });
     let not_modified = json!({ "description": "Not modified: If-None-Match names the record's current ETag. No body.", "headers": { "ETag": header("ETag") } });
     let if_match = json!({ "name": "If-Match", "in": "header", "required": false, "description": "Apply only if the record still has this ETag (else 412). Compared strongly (RFC 9110): a weak tag (W/\"…\") never matches.", "schema": entity_tags });

@@ -138,6 +138,10 @@ api_test! {
         let body = json!({ "name": "Voice", "chargingUnitType": "DURATION", "startDate": "2026-01-01" }).to_string();
         let put = |tag: &str| app.send("PUT", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", tag)], Some(("application/json", body.clone())));
         put("W/\"1\"").assert_problem(412);
+        // Empty list elements are ignored (RFC 9110 §5.6.1); a list of none is malformed.
+        put(", \"7\",").assert_problem(412);
+        assert_eq!(put(" ,").error_fields(), vec!["If-Match"]);
+        assert_eq!(put("\"7\" \"8\"").error_fields(), vec!["If-Match"]);
         let ops = json!([{ "op": "replace", "path": "/name", "value": "Other" }]).to_string();
         app.send("PATCH", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "W/\"1\"")], Some(("application/json-patch+json", ops))).assert_problem(412);
         app.send("DELETE", &format!("{PATH}/1"), Some(&app.admin_token), &[("If-Match", "W/\"1\"")], None).assert_problem(412);
