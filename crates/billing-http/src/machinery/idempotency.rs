@@ -4,6 +4,7 @@
 use actix_web::HttpRequest;
 use billing_persistence::DbConnection;
 use billing_persistence::idempotency::{self, NewIdempotencyRecord};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
@@ -36,19 +37,52 @@ pub fn key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// What identifies "the same request": method, path and body bytes.
-pub fn fingerprint(request: &HttpRequest, body: &[u8]) -> String {
+/// What identifies "the same request": method, path and the body's JSON, whatever its
+/// whitespace and the order of its members (a client library that serialises the body again
+/// on a retry sends the same request); numbers and strings as written.
+pub fn fingerprint(request: &HttpRequest, body: &Value) -> String {
     let mut hasher = Sha256::new();
     hasher.update(request.method().as_str().as_bytes());
     hasher.update(b" ");
     hasher.update(request.path().as_bytes());
     hasher.update(b"\n");
-    hasher.update(body);
+    canonical(body, &mut hasher);
     hasher
         .finalize()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
+}
+
+/// `value` as JSON with no whitespace and each object's members in name order, into `hasher`.
+fn canonical(value: &Value, hasher: &mut Sha256) {
+    match value {
+        Value::Object(members) => {
+            let mut names: Vec<&String> = members.keys().collect();
+            names.sort();
+            hasher.update(b"{");
+            for (index, name) in names.into_iter().enumerate() {
+                if index > 0 {
+                    hasher.update(b",");
+                }
+                canonical(&Value::String(name.clone()), hasher);
+                hasher.update(b":");
+                canonical(&members[name], hasher);
+            }
+            hasher.update(b"}");
+        }
+        Value::Array(elements) => {
+            hasher.update(b"[");
+            for (index, element) in elements.iter().enumerate() {
+                if index > 0 {
+                    hasher.update(b",");
+                }
+                canonical(element, hasher);
+            }
+            hasher.update(b"]");
+        }
+        scalar => hasher.update(scalar.to_string().as_bytes()),
+    }
 }
 
 /// A response to send again.

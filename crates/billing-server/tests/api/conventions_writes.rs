@@ -162,6 +162,12 @@ api_test! {
         let again = post("key-1", &body);
         assert_eq!((again.status, again.text.as_str(), again.header("location")), (201, first.text.as_str(), first.header("location")));
         assert_eq!(again.header("idempotent-replayed"), Some("true"));
+        // The same JSON written again, with other whitespace and member order, is the same request.
+        let rewritten = "{ \"startDate\": \"2026-01-01\",\n  \"name\": \"Calls\", \"chargingUnitType\": \"DURATION\" }";
+        let retried = post("key-1", rewritten);
+        assert_eq!((retried.status, retried.header("idempotent-replayed")), (201, Some("true")), "{}", retried.text);
+        // A value written otherwise is not: the name with another letter case.
+        post("key-1", &body.replace("Calls", "CALLS")).assert_problem(409);
         assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("1"));
         let other = json!({ "name": "Data", "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string();
         post("key-1", &other).assert_problem(409);

@@ -12,8 +12,11 @@ pub async fn create<R: Resource>(
     let writer = audit::Writer::new(caller.clone());
     reject_query(&request)?;
     let key = idempotency::key(&request)?;
-    let (body, bytes) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
-    let fingerprint = idempotency::fingerprint(&request, &bytes);
+    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
+    let fingerprint = match &key {
+        Some(_) => idempotency::fingerprint(&request, &body),
+        None => String::new(),
+    };
     let values = match &body {
         Value::Array(elements) => elements.iter().flat_map(write_only_values::<R>).collect(),
         single => write_only_values::<R>(single),
