@@ -22,12 +22,12 @@ fn is_joiner(c: char) -> bool {
 /// reads it (free text, postcodes, telephone numbers, usernames): Unicode's alphabetic and
 /// numeric characters, and the marks scripts write their words with, which are not letters on
 /// their own: the virama of "हिन्दी", the Thai tone mark of "ที่", Hebrew and Arabic vowel points,
-/// the accents that have no composed letter (the acute of Yoruba "ọ́"). Not the invisible
-/// variation selectors. Where an accent stands is checked on the whole text
+/// the accents that have no composed letter (the acute of Yoruba "ọ́"). Not the marks that
+/// show nothing ([`is_invisible_mark`]). Where an accent stands is checked on the whole text
 /// ([`refuse_decomposed`]).
 pub fn is_letter_or_digit(c: char) -> bool {
     c.is_alphanumeric()
-        || (c.general_category_group() == GeneralCategoryGroup::Mark && !is_variation_selector(c))
+        || (c.general_category_group() == GeneralCategoryGroup::Mark && !is_invisible_mark(c))
 }
 
 /// The whitespace text may hold, in free text and wherever a rule says "whitespace" (postcodes,
@@ -167,9 +167,12 @@ fn is_visible(c: char) -> bool {
     )
 }
 
-/// The variation selectors: marks that only choose a glyph's form, invisible in text.
-fn is_variation_selector(c: char) -> bool {
-    matches!(c, '\u{180B}'..='\u{180F}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+/// The marks Unicode makes default-ignorable, which show nothing and would let two names that
+/// look alike differ: the variation selectors (they only choose a glyph's form), the combining
+/// grapheme joiner and the Khmer inherent vowels.
+fn is_invisible_mark(c: char) -> bool {
+    matches!(c, '\u{034F}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
+        | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// The blocks of combining diacritical marks (accents, which many letters have composed).
@@ -369,6 +372,8 @@ mod tests {
             ("a\u{E000}", "U+E000"),
             ("a\u{A0}b", "U+00A0"),
             ("a\u{E0101}", "U+E0101"),
+            ("A\u{34F}b", "U+034F"),
+            ("\u{1780}\u{17B4}", "U+17B4"),
         ] {
             let error = check_text("name", text, 1, 10).unwrap_err().to_string();
             assert!(error.ends_with(named), "{error}");
