@@ -90,6 +90,17 @@ impl AuthService {
         &self.hashing
     }
 
+    /// A key for `purpose`, derived from the signing key (HMAC-SHA-256 of the purpose's name):
+    /// the same on every instance that shares the signing key, and no use for signing tokens.
+    pub fn derived_key(&self, purpose: &str) -> [u8; 32] {
+        use hmac::{Hmac, Mac};
+        let mut mac =
+            Hmac::<sha2::Sha256>::new_from_slice(self.config.signing_key.expose().as_bytes())
+                .expect("HMAC takes a key of any length");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
     /// Signs a user in. Unknown user, wrong password and inactive user give the same error
     /// after the same work (an unknown user is verified against a dummy hash).
     pub async fn authenticate(

@@ -22,12 +22,16 @@ fn is_joiner(c: char) -> bool {
 /// reads it (free text, postcodes, telephone numbers, usernames): Unicode's alphabetic and
 /// numeric characters, and the marks scripts write their words with, which are not letters on
 /// their own: the virama of "हिन्दी", the Thai tone mark of "ที่", Hebrew and Arabic vowel points,
-/// the accents that have no composed letter (the acute of Yoruba "ọ́"). Not the marks that
-/// show nothing ([`is_invisible_mark`]). Where an accent stands is checked on the whole text
+/// the accents that have no composed letter (the acute of Yoruba "ọ́"). Not what shows nothing
+/// (the Hangul fillers, variation selectors, …). Where an accent stands is checked on the whole text
 /// ([`refuse_decomposed`]).
 pub fn is_letter_or_digit(c: char) -> bool {
-    c.is_alphanumeric()
-        || (c.general_category_group() == GeneralCategoryGroup::Mark && !is_invisible_mark(c))
+    (c.is_alphanumeric() || is_mark(c)) && !is_invisible(c)
+}
+
+/// True when `c` is a mark (Unicode general category M): it belongs to the letter before it.
+pub fn is_mark(c: char) -> bool {
+    c.general_category_group() == GeneralCategoryGroup::Mark
 }
 
 /// The whitespace text may hold, in free text and wherever a rule says "whitespace" (postcodes,
@@ -37,7 +41,8 @@ pub fn is_text_whitespace(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
-/// The most accents one letter may carry (Unicode's Stream-Safe Text Format, UAX #15).
+/// The most marks (accents, vowel signs, …) one letter may carry (Unicode's Stream-Safe Text
+/// Format, UAX #15).
 pub const MAX_ACCENTS_PER_LETTER: usize = 30;
 
 /// Refuses an accent written apart from a letter it composes with (decomposed text, Unicode
@@ -52,13 +57,13 @@ pub fn refuse_decomposed(field: &str, value: &str) -> Result<(), ValidationError
             format!("contains a character that is not allowed: {message}"),
         ))
     };
-    // Where the letter the accents belong to starts, if any, and how many it has so far.
+    // Where the letter the marks belong to starts, if any, and how many it has so far.
     let mut letter: Option<usize> = None;
-    let mut accents = 0;
+    let mut marks = 0;
     for (at, c) in value.char_indices() {
-        if !is_combining_mark(c) {
+        if !is_mark(c) {
             letter = is_letter_or_digit(c).then_some(at);
-            accents = 0;
+            marks = 0;
             continue;
         }
         let Some(start) = letter else {
@@ -68,15 +73,16 @@ pub fn refuse_decomposed(field: &str, value: &str) -> Result<(), ValidationError
             ));
         };
         // Unicode's stream-safe limit: no letter needs more, and each check below reads at
-        // most this many accents, so the whole text is read in linear time.
-        accents += 1;
-        if accents > MAX_ACCENTS_PER_LETTER {
+        // most this many marks, so the whole text is read in linear time.
+        marks += 1;
+        if marks > MAX_ACCENTS_PER_LETTER {
             return refuse(format!(
-                "a combining mark U+{:04X}: more than {MAX_ACCENTS_PER_LETTER} accents on one letter",
+                "a combining mark U+{:04X}: more than {MAX_ACCENTS_PER_LETTER} marks on one letter",
                 c as u32
             ));
         }
-        if !unicode_normalization::is_nfc(&value[start..at + c.len_utf8()]) {
+        if is_combining_mark(c) && !unicode_normalization::is_nfc(&value[start..at + c.len_utf8()])
+        {
             return refuse(format!(
                 "a combining mark U+{:04X} apart from the letter it composes with (send text \
                  composed, Unicode NFC: 'é' as one character)",
@@ -112,7 +118,9 @@ pub fn check_text(
 fn refuse_stray_joiners(field: &str, value: &str) -> Result<(), ValidationErrors> {
     let characters: Vec<char> = value.chars().collect();
     for (at, c) in characters.iter().enumerate() {
-        let beside = |other: Option<&char>| other.is_some_and(|o| is_letter_or_digit(*o));
+        let beside = |other: Option<&char>| {
+            other.is_some_and(|o| (o.is_alphabetic() || is_mark(*o)) && !is_invisible(*o))
+        };
         if is_joiner(*c)
             && !(at > 0 && beside(characters.get(at - 1)) && beside(characters.get(at + 1)))
         {
@@ -148,7 +156,8 @@ pub fn check_length(
     Ok(())
 }
 
-fn describe_char(c: char) -> String {
+/// A character as a message shows it: quoted, or by code point when it shows nothing.
+pub fn describe_char(c: char) -> String {
     if is_visible(c) {
         format!("'{c}'")
     } else {
@@ -164,15 +173,17 @@ fn is_visible(c: char) -> bool {
     matches!(
         c.general_category_group(),
         Letter | Number | Punctuation | Symbol
-    )
+    ) && !is_invisible(c)
 }
 
-/// The marks Unicode makes default-ignorable, which show nothing and would let two names that
-/// look alike differ: the variation selectors (they only choose a glyph's form), the combining
-/// grapheme joiner and the Khmer inherent vowels.
-fn is_invisible_mark(c: char) -> bool {
-    matches!(c, '\u{034F}' | '\u{17B4}' | '\u{17B5}' | '\u{180B}'..='\u{180F}'
-        | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+/// The letters and marks Unicode makes default-ignorable, which show nothing and would let two
+/// names that look alike differ (or a name look empty): the Hangul fillers, the variation
+/// selectors (they only choose a glyph's form), the combining grapheme joiner and the Khmer
+/// inherent vowels.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FFA0}'
+        | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// The blocks of combining diacritical marks (accents, which many letters have composed).
@@ -335,10 +346,18 @@ mod tests {
         assert!(check_text("name", &stacked, 1, 100).is_ok());
         let zalgo = format!("\u{1ecd}{}", "\u{300}".repeat(65_000));
         let error = check_text("name", &zalgo, 1, 65_535).unwrap_err();
+        assert!(error.to_string().contains("more than 30 marks"), "{error}");
+        // Every mark needs a letter, and counts towards the thirty, not only the accents.
+        for text in ["\u{5B0}", "\u{E48}", "\u{5B0}\u{301}", "a \u{903}"] {
+            assert!(check_text("name", text, 1, 10).is_err(), "{text:?}");
+        }
+        let mixed = format!("x{}\u{E48}{}", "\u{301}".repeat(30), "\u{301}".repeat(18));
         assert!(
-            error.to_string().contains("more than 30 accents"),
-            "{error}"
+            check_text("name", &mixed, 1, 100).is_err(),
+            "48 marks on one letter"
         );
+        let error = check_text("name", &format!("x{}", "\u{5B0}".repeat(31)), 1, 100).unwrap_err();
+        assert!(error.to_string().contains("more than 30 marks"), "{error}");
         let error = check_text("name", "\u{301}a", 1, 10).unwrap_err();
         insta::assert_snapshot!(error.to_string(), @"name: contains a character that is not allowed: a combining mark U+0301 with no letter before it");
     }
@@ -360,6 +379,10 @@ mod tests {
             assert!(error.contains("joiner"), "{name:?}: {error}");
         }
         assert!(crate::users::check_username("username", "a\u{200C}b").is_err());
+        assert!(
+            check_text("name", "1\u{200D}2", 1, 10).is_err(),
+            "between digits"
+        );
         assert!(!crate::sites::codes::is_postcode_char('\u{200C}'));
     }
 
@@ -373,6 +396,9 @@ mod tests {
             ("a\u{A0}b", "U+00A0"),
             ("a\u{E0101}", "U+E0101"),
             ("A\u{34F}b", "U+034F"),
+            ("\u{3164}", "U+3164"),
+            ("a\u{115F}\u{1160}", "U+115F"),
+            ("\u{FFA0}", "U+FFA0"),
             ("\u{1780}\u{17B4}", "U+17B4"),
         ] {
             let error = check_text("name", text, 1, 10).unwrap_err().to_string();

@@ -23,10 +23,13 @@ pub fn is_username_char(c: char) -> bool {
 pub fn check_username(field: &str, value: &str) -> Result<(), ValidationErrors> {
     check_length(field, value, 1, 100)?;
     crate::text::refuse_decomposed(field, value)?;
-    if !value.chars().all(is_username_char) {
+    if let Some(bad) = value.chars().find(|c| !is_username_char(*c)) {
         return Err(ValidationErrors::single(
             field,
-            "may contain only letters, digits and . - _ @",
+            format!(
+                "may contain only letters, digits and . - _ @ (not {})",
+                crate::text::describe_char(bad)
+            ),
         ));
     }
     Ok(())

@@ -2,7 +2,9 @@
 
 use crate::error::ValidationErrors;
 use crate::kinds::{CodeSet, Kind};
-use crate::text::{check_length, is_letter_or_digit, is_text_whitespace, refuse_decomposed};
+use crate::text::{
+    check_length, describe_char, is_letter_or_digit, is_text_whitespace, refuse_decomposed,
+};
 
 /// A contact's role (docs/api.md "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,10 +93,12 @@ impl Kind for Postcode {
 
     fn check(value: &String) -> Result<(), String> {
         message(check_length("", value, 0, 20))?;
-        if value.chars().all(is_postcode_char) {
-            message(refuse_decomposed("", value))
-        } else {
-            Err("may contain only letters, digits, whitespace and @ . - + _".into())
+        match value.chars().find(|c| !is_postcode_char(*c)) {
+            None => message(refuse_decomposed("", value)),
+            Some(bad) => Err(format!(
+                "may contain only letters, digits, whitespace and @ . - + _ (not {})",
+                describe_char(bad)
+            )),
         }
     }
 }
@@ -111,10 +115,12 @@ impl Kind for Telephone {
             return Ok(());
         }
         message(check_length("", value, 4, 100))?;
-        if value.chars().all(is_telephone_char) {
-            message(refuse_decomposed("", value))
-        } else {
-            Err("may contain only letters, digits, whitespace and ( ) @ & . , - _ £ |".into())
+        match value.chars().find(|c| !is_telephone_char(*c)) {
+            None => message(refuse_decomposed("", value)),
+            Some(bad) => Err(format!(
+                "may contain only letters, digits, whitespace and ( ) @ & . , - _ £ | (not {})",
+                describe_char(bad)
+            )),
         }
     }
 }
@@ -350,7 +356,7 @@ mod tests {
     fn postcodes_and_telephones_follow_their_character_sets() {
         assert!(Postcode::check(&"SW1A 1AA".into()).is_ok());
         assert!(Postcode::check(&String::new()).is_ok());
-        insta::assert_snapshot!(Postcode::check(&"SW1A#1AA".into()).unwrap_err(), @"may contain only letters, digits, whitespace and @ . - + _");
+        insta::assert_snapshot!(Postcode::check(&"SW1A#1AA".into()).unwrap_err(), @"may contain only letters, digits, whitespace and @ . - + _ (not '#')");
         insta::assert_snapshot!(Postcode::check(&"x".repeat(21)).unwrap_err(), @"must be 0 to 20 characters long (got 21)");
         assert!(Telephone::check(&String::new()).is_ok());
         assert!(

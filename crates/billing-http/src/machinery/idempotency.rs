@@ -4,12 +4,15 @@
 use actix_web::HttpRequest;
 use billing_persistence::DbConnection;
 use billing_persistence::idempotency::{self, NewIdempotencyRecord};
+use hmac::{Hmac, Mac};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::error::ApiError;
 
 pub const HEADER: &str = "idempotency-key";
+/// The purpose the fingerprints' key is derived for ([`fingerprint`]).
+pub const KEY_PURPOSE: &str = "billing idempotency fingerprints v1";
 const RETENTION_HOURS: i64 = 24;
 
 /// The key of a request, if it carries one: 1..=255 visible ASCII characters.
@@ -39,9 +42,11 @@ pub fn key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
 
 /// What identifies "the same request": method, path and the body's JSON, whatever its
 /// whitespace and the order of its members (a client library that serialises the body again
-/// on a retry sends the same request); numbers and strings as written.
-pub fn fingerprint(request: &HttpRequest, body: &Value) -> String {
-    let mut hasher = Sha256::new();
+/// on a retry sends the same request); numbers and strings as written. Keyed (HMAC-SHA-256
+/// under `key`, derived from the signing key), because the body may hold a password: a reader
+/// of the stored fingerprints cannot test guesses against them.
+pub fn fingerprint(request: &HttpRequest, body: &Value, key: &[u8; 32]) -> String {
+    let mut hasher = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
     hasher.update(request.method().as_str().as_bytes());
     hasher.update(b" ");
     hasher.update(request.path().as_bytes());
@@ -49,13 +54,14 @@ pub fn fingerprint(request: &HttpRequest, body: &Value) -> String {
     canonical(body, &mut hasher);
     hasher
         .finalize()
+        .into_bytes()
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()
 }
 
 /// `value` as JSON with no whitespace and each object's members in name order, into `hasher`.
-fn canonical(value: &Value, hasher: &mut Sha256) {
+fn canonical(value: &Value, hasher: &mut Hmac<Sha256>) {
     match value {
         Value::Object(members) => {
             let mut names: Vec<&String> = members.keys().collect();
@@ -149,4 +155,37 @@ pub fn remember(
         not_before(),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+    use serde_json::json;
+
+    /// The same JSON is the same request under one key; under another key (another
+    /// deployment's signing key) nothing matches, so a stored fingerprint is no plain hash of a
+    /// body that may hold a password.
+    #[test]
+    fn fingerprints_are_keyed_and_ignore_layout() {
+        let request = TestRequest::post().uri("/v1/users").to_http_request();
+        let body = json!({ "username": "ann", "password": "correct horse battery" });
+        let reordered: Value =
+            serde_json::from_str(r#"{ "password": "correct horse battery", "username": "ann" }"#)
+                .expect("json");
+        let key = [7u8; 32];
+        let first = fingerprint(&request, &body, &key);
+        assert_eq!(first, fingerprint(&request, &reordered, &key));
+        assert_ne!(first, fingerprint(&request, &body, &[8u8; 32]));
+        let other = json!({ "username": "ann", "password": "correct horse battery!" });
+        assert_ne!(first, fingerprint(&request, &other, &key));
+        let mut plain = <sha2::Sha256 as sha2::Digest>::new();
+        sha2::Digest::update(&mut plain, b"POST /v1/users\n");
+        sha2::Digest::update(&mut plain, body.to_string().as_bytes());
+        let plain: String = sha2::Digest::finalize(plain)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        assert_ne!(first, plain);
+    }
 }

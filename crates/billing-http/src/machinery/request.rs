@@ -266,13 +266,20 @@ fn entity_tags(
     name: header::HeaderName,
     label: &str,
 ) -> Result<IfMatch, ApiError> {
-    let Some(value) = request.headers().get(name) else {
+    // Sent on several lines, the header is one list (RFC 9110 §5.3): the lines joined by commas.
+    let mut lines = Vec::new();
+    for value in request.headers().get_all(name) {
+        lines.push(
+            value
+                .to_str()
+                .map_err(|_| ApiError::field(label, "the header is malformed"))?,
+        );
+    }
+    if lines.is_empty() {
         return Ok(None);
-    };
-    let text = value
-        .to_str()
-        .map_err(|_| ApiError::field(label, "the header is malformed"))?
-        .trim();
+    }
+    let joined = lines.join(",");
+    let text = joined.trim();
     if text.len() > IF_MATCH_MAX_CHARS {
         return Err(ApiError::field(
             label,

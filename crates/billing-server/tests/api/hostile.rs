@@ -192,6 +192,27 @@ api_test! {
         assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("0"));
     }
 
+    fn if_match_on_several_lines_is_one_list(app) {
+        // RFC 9110 §5.3: a list header sent on several lines is the lines joined by commas.
+        app.create("/v1/billing-cycles", json!({ "name": "Monthly" }));
+        let put = |lines: &[&str]| {
+            let body = br#"{"name":"Weekly"}"#;
+            let conditions: String = lines.iter().map(|line| format!("If-Match: {line}\r\n")).collect();
+            let head = format!(
+                "PUT /v1/billing-cycles/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\n{conditions}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                app.admin_token,
+                body.len()
+            );
+            raw(&app, &head, body, Duration::ZERO)
+        };
+        let malformed = put(&["\"1\"", "junk"]);
+        assert!(malformed.starts_with("HTTP/1.1 400") && malformed.contains("If-Match"), "{malformed}");
+        let stale = put(&["\"7\"", "\"8\""]);
+        assert!(stale.starts_with("HTTP/1.1 412"), "{stale}");
+        let current = put(&["W/\"1\"", "\"1\""]);
+        assert!(current.starts_with("HTTP/1.1 200"), "{current}");
+    }
+
     fn a_body_larger_than_any_route_takes_is_refused_before_it_is_sent(app) {
         // curl asks Expect: 100-continue for bodies over 1 MiB: the answer is 413 at once, not
         // "100 Continue" and a refusal once megabytes have been sent.

@@ -14,7 +14,11 @@ pub async fn create<R: Resource>(
     let key = idempotency::key(&request)?;
     let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
     let fingerprint = match &key {
-        Some(_) => idempotency::fingerprint(&request, &body),
+        Some(_) => idempotency::fingerprint(
+            &request,
+            &body,
+            &state.auth.derived_key(idempotency::KEY_PURPOSE),
+        ),
         None => String::new(),
     };
     let values = match &body {
