@@ -176,11 +176,17 @@ fn is_visible(c: char) -> bool {
     ) && !is_invisible(c)
 }
 
+/// True when `c` shows nothing where it stands: a control, a format character (a zero-width
+/// space, a direction override), private use, an unassigned code point, or [`is_invisible`].
+pub fn shows_nothing(c: char) -> bool {
+    c.general_category_group() == GeneralCategoryGroup::Other || is_invisible(c)
+}
+
 /// The letters and marks Unicode makes default-ignorable, which show nothing and would let two
 /// names that look alike differ (or a name look empty): the Hangul fillers, the variation
 /// selectors (they only choose a glyph's form), the combining grapheme joiner and the Khmer
 /// inherent vowels.
-fn is_invisible(c: char) -> bool {
+pub fn is_invisible(c: char) -> bool {
     matches!(c, '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
         | '\u{180B}'..='\u{180F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FFA0}'
         | '\u{E0100}'..='\u{E01EF}')
@@ -257,6 +263,20 @@ mod tests {
         insta::assert_snapshot!(error.to_string(), @"username: contains a character that is not allowed: a combining mark U+0301 apart from the letter it composes with (send text composed, Unicode NFC: 'é' as one character)");
         assert!(crate::users::check_email("email", "e\u{301}@example.com").is_err());
         assert!(crate::users::check_email("email", "é@example.com").is_ok());
+        // What shows nothing would make an address look like another one.
+        for (address, named) in [
+            ("a\u{200B}b@example.com", "U+200B"),
+            ("ann@\u{202E}moc.example", "U+202E"),
+            ("\u{3164}@example.com", "U+3164"),
+        ] {
+            let error = crate::users::check_email("email", address)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.ends_with(&format!("{named} is not allowed")),
+                "{error}"
+            );
+        }
     }
 
     #[test]

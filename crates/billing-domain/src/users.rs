@@ -61,6 +61,17 @@ pub fn check_email(field: &str, value: &str) -> Result<(), ValidationErrors> {
         }
         None => false,
     };
+    // What shows nothing (a zero-width space, a right-to-left override, a Hangul filler) would
+    // make an address look like another one.
+    if let Some(hidden) = value.chars().find(|c| crate::text::shows_nothing(*c)) {
+        return Err(ValidationErrors::single(
+            field,
+            format!(
+                "must be an email address: {} is not allowed",
+                crate::text::describe_char(hidden)
+            ),
+        ));
+    }
     if !shaped
         || value
             .chars()
