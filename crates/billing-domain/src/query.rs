@@ -82,8 +82,16 @@ pub enum DateFilter {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DateTimeFilter {
-    At(NaiveDateTime),
+    /// The instants the value names at its own precision, `from` included, `until` not:
+    /// `10:15:00Z` is that whole second, `10:15:00.5Z` that tenth of a second (stored
+    /// date-times carry microseconds, so an equal filter to the second must match them).
+    Within {
+        from: NaiveDateTime,
+        until: NaiveDateTime,
+    },
+    /// Strictly before the instant given.
     Before(NaiveDateTime),
+    /// Strictly after the instant given.
     After(NaiveDateTime),
 }
 
@@ -164,17 +172,14 @@ pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
                 .ok_or_else(invalid)
         }
         FilterKind::DateTime => {
-            let (make, value): (fn(NaiveDateTime) -> DateTimeFilter, &str) =
-                if let Some(v) = raw.strip_prefix("lt:") {
-                    (DateTimeFilter::Before, v)
-                } else if let Some(v) = raw.strip_prefix("gt:") {
-                    (DateTimeFilter::After, v)
-                } else {
-                    (DateTimeFilter::At, raw)
-                };
-            parse_utc_date_time(value)
-                .map(|t| Filter::DateTime(make(t)))
-                .ok_or_else(invalid)
+            let filter = if let Some(v) = raw.strip_prefix("lt:") {
+                parse_utc_date_time(v).map(DateTimeFilter::Before)
+            } else if let Some(v) = raw.strip_prefix("gt:") {
+                parse_utc_date_time(v).map(DateTimeFilter::After)
+            } else {
+                utc_date_time_span(raw).map(|(from, until)| DateTimeFilter::Within { from, until })
+            };
+            filter.map(Filter::DateTime).ok_or_else(invalid)
         }
         FilterKind::Decimal { scale } => {
             let (make, value): (fn(i64) -> DecimalFilter, &str) =
@@ -201,9 +206,28 @@ pub fn parse_filter(kind: FilterKind, raw: &str) -> Result<Filter, String> {
 /// document's pattern says, so no leap second (`:60`, which chrono would take) and no tenth
 /// fractional digit.
 pub fn parse_utc_date_time(value: &str) -> Option<NaiveDateTime> {
+    parse_utc_date_time_with_digits(value).map(|(parsed, _)| parsed)
+}
+
+/// The instants `value` names at its precision: from it, included, to the next value of the
+/// same precision, excluded (a second without a fraction; a tenth with one fractional digit).
+pub fn utc_date_time_span(value: &str) -> Option<(NaiveDateTime, NaiveDateTime)> {
+    let (from, fraction_digits) = parse_utc_date_time_with_digits(value)?;
+    let step = chrono::Duration::nanoseconds(10_i64.pow(9 - fraction_digits));
+    Some((
+        from,
+        from.checked_add_signed(step).unwrap_or(NaiveDateTime::MAX),
+    ))
+}
+
+/// [`parse_utc_date_time`] and the number of fractional digits written (0 for none).
+fn parse_utc_date_time_with_digits(value: &str) -> Option<(NaiveDateTime, u32)> {
     use chrono::Timelike;
     let without_zone = value.strip_suffix('Z')?;
-    let (whole, fraction) = without_zone.split_once('.').unwrap_or((without_zone, "0"));
+    let (whole, fraction, fraction_digits) = match without_zone.split_once('.') {
+        Some((whole, fraction)) => (whole, fraction, fraction.len()),
+        None => (without_zone, "0", 0),
+    };
     let fraction_ok =
         (1..=9).contains(&fraction.len()) && fraction.bytes().all(|b| b.is_ascii_digit());
     if whole.len() != "yyyy-MM-ddTHH:mm:ss".len() || !fraction_ok {
@@ -211,7 +235,7 @@ pub fn parse_utc_date_time(value: &str) -> Option<NaiveDateTime> {
     }
     let parsed = NaiveDateTime::parse_from_str(without_zone, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
     // chrono keeps a leap second as a nanosecond count past 999,999,999.
-    (parsed.nanosecond() < 1_000_000_000).then_some(parsed)
+    (parsed.nanosecond() < 1_000_000_000).then_some((parsed, fraction_digits as u32))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -460,6 +484,26 @@ mod tests {
         for bad in ["le:2026-01-02", "2026-13-01", "gt:", "yesterday"] {
             assert!(parse_filter(FilterKind::Date, bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_equal_date_time_filter_names_every_instant_of_its_precision() {
+        let span = |raw: &str| match parse_filter(FilterKind::DateTime, raw) {
+            Ok(Filter::DateTime(DateTimeFilter::Within { from, until })) => {
+                format!("{} .. {}", from.format("%T%.f"), until.format("%T%.f"))
+            }
+            other => panic!("{raw}: {other:?}"),
+        };
+        insta::assert_snapshot!(span("2026-01-02T10:15:59Z"), @"10:15:59 .. 10:16:00");
+        insta::assert_snapshot!(span("2026-01-02T10:15:00.5Z"), @"10:15:00.500 .. 10:15:00.600");
+        insta::assert_snapshot!(span("2026-01-02T10:15:00.290933Z"), @"10:15:00.290933 .. 10:15:00.290934");
+        insta::assert_snapshot!(span("2026-01-02T10:15:00.123456789Z"), @"10:15:00.123456789 .. 10:15:00.123456790");
+        assert_eq!(
+            parse_filter(FilterKind::DateTime, "lt:2026-01-02T10:15:00Z"),
+            Ok(Filter::DateTime(DateTimeFilter::Before(
+                parse_utc_date_time("2026-01-02T10:15:00Z").expect("date-time")
+            )))
+        );
     }
 
     #[test]

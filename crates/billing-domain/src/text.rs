@@ -116,6 +116,9 @@ pub fn check_text(
 
 /// A joiner joins two letters: one with a letter (or a letter's mark) on both sides.
 fn refuse_stray_joiners(field: &str, value: &str) -> Result<(), ValidationErrors> {
+    if !value.chars().any(is_joiner) {
+        return Ok(());
+    }
     let characters: Vec<char> = value.chars().collect();
     for (at, c) in characters.iter().enumerate() {
         let beside = |other: Option<&char>| {

@@ -51,13 +51,17 @@ pub fn check_password(field: &str, value: &str) -> Result<(), ValidationErrors> 
 pub fn check_email(field: &str, value: &str) -> Result<(), ValidationErrors> {
     check_length(field, value, 3, 255)?;
     crate::text::refuse_decomposed(field, value)?;
+    // RFC 5322's dot-atom on both sides (no quoted local parts): a local part without an empty
+    // piece between dots, a domain of two or more labels, none empty, none starting or ending
+    // with a hyphen (RFC 1035).
     let shaped = match value.split_once('@') {
         Some((local, domain)) => {
-            !local.is_empty()
+            !local.split('.').any(str::is_empty)
                 && domain.contains('.')
-                && !domain.starts_with('.')
-                && !domain.ends_with('.')
                 && !domain.contains('@')
+                && domain.split('.').all(|label| {
+                    !label.is_empty() && !label.starts_with('-') && !label.ends_with('-')
+                })
         }
         None => false,
     };
@@ -255,8 +259,22 @@ mod tests {
     #[test]
     fn emails() {
         assert!(check_email("email", "a@b.co").is_ok());
+        assert!(check_email("email", "first.last+tag@mail-1.example.co.uk").is_ok());
         for bad in [
-            "a", "a@b", "@b.co", "a@.co", "a b@c.co", "a@b.co.", "<a@b.co>",
+            "a",
+            "a@b",
+            "@b.co",
+            "a@.co",
+            "a b@c.co",
+            "a@b.co.",
+            "<a@b.co>",
+            "a@b..com",
+            ".a@b.com",
+            "a.@b.com",
+            "a..b@c.com",
+            "a@-b.com",
+            "a@b-.com",
+            "a@b.c-",
         ] {
             assert!(check_email("email", bad).is_err(), "{bad}");
         }

@@ -97,7 +97,10 @@ function contactFields(index, contact, group, onremove) {
     contactEmailAddress: text(email),
     contactTelephoneNumber: text(phone),
     receiveInvoiceBy: receive.value || null,
-    contactNameToAppearOnInvoice: mark.checked,
+    // Sent only when chosen: a site created with none chosen gets the first contact (the
+    // service's default when no contact gives the flag), and an edit moves the mark by
+    // marking the new contact, which unmarks the previous one.
+    ...(mark.checked ? { contactNameToAppearOnInvoice: true } : {}),
   });
   return element;
 }

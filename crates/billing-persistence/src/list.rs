@@ -297,7 +297,9 @@ macro_rules! filter_column {
     (date_time, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
         use billing_domain::query::{DateTimeFilter, Filter};
         match $filter {
-            Filter::DateTime(DateTimeFilter::At(at)) => $query.filter($column.eq(*at)),
+            Filter::DateTime(DateTimeFilter::Within { from, until }) => {
+                $query.filter($column.ge(*from)).filter($column.lt(*until))
+            }
             Filter::DateTime(DateTimeFilter::Before(at)) => $query.filter($column.lt(*at)),
             Filter::DateTime(DateTimeFilter::After(at)) => $query.filter($column.gt(*at)),
             _ => return Err($crate::PersistenceError::UnknownField($name.to_owned())),

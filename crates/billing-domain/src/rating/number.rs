@@ -21,18 +21,9 @@ pub enum NumberError {
     Empty,
     #[error(
         "the dialled number contains {}; only digits, spaces and a leading + are allowed",
-        shown(*.0)
+        crate::text::describe_char(*.0)
     )]
     InvalidCharacter(char),
-}
-
-/// A character as a message shows it: quoted, or by code point when it is invisible.
-fn shown(c: char) -> String {
-    if c.is_control() || c.is_whitespace() {
-        format!("U+{:04X}", c as u32)
-    } else {
-        format!("'{c}'")
-    }
 }
 
 const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;

@@ -38,9 +38,10 @@ billing_declare::declare! {
         site_address: one site_addresses,
         /// How the site is invoiced and pays; null when another site receives its invoices.
         site_invoice_details: optional_one site_invoice_details,
-        /// The site's contacts, at least one. Exactly one has its name on invoices: when
-        /// none is marked the first is, receiving invoices by EMAIL if it has an e-mail
-        /// address, else by POST; marking another contact moves the mark.
+        /// The site's contacts, at least one. At most one has its name on invoices: when no
+        /// contact gives contactNameToAppearOnInvoice the first does, receiving invoices by
+        /// EMAIL if it has an e-mail address, else by POST; marking another contact moves the
+        /// mark; all given false leaves the site without an invoice contact.
         site_contacts: non_empty_list site_contacts,
         /// Values of custom fields for the site.
         assigned_custom_fields: list site_assigned_custom_fields,

@@ -1,7 +1,8 @@
 //! The invoice contact of a site (docs/api.md "Sites"): at most one contact has
-//! `contactNameToAppearOnInvoice`; when none is marked the first becomes it, receiving invoices
-//! by EMAIL when it has an address, else by POST; a contact marked explicitly must say how it
-//! receives them; marking another contact moves the flag off the previous one.
+//! `contactNameToAppearOnInvoice`; when no contact says either way the first becomes it,
+//! receiving invoices by EMAIL when it has an address, else by POST; a contact marked explicitly
+//! must say how it receives them; marking another contact moves the flag off the previous one;
+//! contacts all marked false explicitly leave the site without one.
 
 use crate::error::ValidationErrors;
 use crate::sites::codes::ReceiveBy;
@@ -18,8 +19,9 @@ pub struct ContactInvoiceFlags {
 }
 
 /// Settles the invoice contact of `contacts` (the elements of the list at `list_path`) in
-/// place: afterwards every `name_on_invoice` is `Some`, exactly one is `Some(true)` (for a
-/// non-empty list) and that contact has a `receive_invoice_by`. `previous_invoice_contact`
+/// place: afterwards every `name_on_invoice` is `Some`, at most one is `Some(true)` (exactly
+/// one when the list is not empty and no contact gave the flag) and that contact has a
+/// `receive_invoice_by`. `previous_invoice_contact`
 /// is the stored invoice contact's id (on a replace or patch): when it and one other contact
 /// are both marked, the flag moves to the other one.
 pub fn settle_invoice_contact(
@@ -55,6 +57,10 @@ pub fn settle_invoice_contact(
             "is required when contactNameToAppearOnInvoice is true",
         ),
         Some(_) => {}
+        // Every flag given, none true: the caller said no contact's name goes on invoices.
+        None if contacts
+            .iter()
+            .any(|contact| contact.name_on_invoice.is_some()) => {}
         None => {
             if let Some(first) = contacts.first_mut() {
                 first.name_on_invoice = Some(true);
@@ -79,8 +85,8 @@ pub fn settle_invoice_contact(
     errors.into_result(|| ())
 }
 
-/// A site's contacts once the invoice-contact rule holds: exactly one is marked (for a
-/// non-empty list) and it says how it receives invoices; every flag is decided. Made only by
+/// A site's contacts once the invoice-contact rule holds: at most one is marked and it says
+/// how it receives invoices; every flag is decided. Made only by
 /// [`SiteContacts::settle`], so holding one is proof the rule holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SiteContacts(Vec<ContactInvoiceFlags>);
@@ -97,7 +103,7 @@ impl SiteContacts {
         Ok(Self(contacts))
     }
 
-    /// The place of the invoice contact in the list (`None` for an empty list).
+    /// The place of the invoice contact in the list (`None` when no contact is marked).
     pub fn invoice_contact(&self) -> Option<usize> {
         self.0
             .iter()
@@ -136,14 +142,14 @@ mod tests {
     }
 
     #[test]
-    fn the_first_contact_becomes_the_invoice_contact_when_none_is_marked() {
+    fn the_first_contact_becomes_the_invoice_contact_when_no_contact_says() {
         let mut contacts = [
             contact(None, Some("a@example.com"), None, None),
             contact(None, None, None, None),
         ];
         settle_invoice_contact("siteContacts", &mut contacts, None).expect("settled");
         insta::assert_snapshot!(settled(&contacts), @r#"Some(true) Some("EMAIL") | Some(false) None"#);
-        let mut without_address = [contact(None, None, Some(false), None)];
+        let mut without_address = [contact(None, None, None, None)];
         settle_invoice_contact("siteContacts", &mut without_address, None).expect("settled");
         insta::assert_snapshot!(settled(&without_address), @r#"Some(true) Some("POST")"#);
         let mut chosen = [contact(
@@ -154,6 +160,26 @@ mod tests {
         )];
         settle_invoice_contact("siteContacts", &mut chosen, None).expect("settled");
         insta::assert_snapshot!(settled(&chosen), @r#"Some(true) Some("EMAIL_AND_POST")"#);
+    }
+
+    #[test]
+    fn contacts_marked_false_explicitly_leave_the_site_without_an_invoice_contact() {
+        let mut all_false = [
+            contact(None, Some("a@example.com"), Some(false), None),
+            contact(None, None, Some(false), None),
+        ];
+        settle_invoice_contact("siteContacts", &mut all_false, None).expect("settled");
+        insta::assert_snapshot!(settled(&all_false), @"Some(false) None | Some(false) None");
+        // One flag given (false) is enough: the others are not marked either.
+        let mut one_given = [
+            contact(None, None, None, None),
+            contact(None, None, Some(false), None),
+        ];
+        let settled_contacts =
+            SiteContacts::settle("siteContacts", one_given.to_vec(), None).expect("settled");
+        assert_eq!(settled_contacts.invoice_contact(), None);
+        settle_invoice_contact("siteContacts", &mut one_given, None).expect("settled");
+        insta::assert_snapshot!(settled(&one_given), @"Some(false) None | Some(false) None");
     }
 
     #[test]

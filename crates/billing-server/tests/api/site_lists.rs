@@ -76,6 +76,19 @@ api_test! {
         assert_eq!(count(&app, "activeSites=false"), 4);
         assert_eq!(count(&app, "createdDate=lt:2000-01-01T00:00:00Z"), 0);
         assert_eq!(count(&app, "updatedDate=gt:2000-01-01T00:00:00Z"), 4);
+        // An equal date-time names every instant of its precision: the stored stamp carries
+        // microseconds, the second it falls in finds it, and so does the stamp itself.
+        let stamp = second["createdDate"].as_str().expect("createdDate").to_owned();
+        let whole_second = format!("{}Z", &stamp[..19]);
+        let in_second = |filter: &str| {
+            let ids = app.get(&format!("/v1/sites?page=1&pageSize=10&createdDate={filter}")).json();
+            ids.as_array().expect("page").iter().any(|site| site["id"] == second["id"])
+        };
+        assert!(in_second(&whole_second), "{whole_second}");
+        assert!(in_second(&stamp), "{stamp}");
+        let next_second = (chrono::DateTime::parse_from_rfc3339(&whole_second).expect("stamp") + chrono::Duration::seconds(1))
+            .format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        assert!(!in_second(&next_second), "{next_second}");
         for bad in ["activeSites=maybe", "mandateCreatedDate=yesterday", "customerId=x", "siteColour=red"] {
             let reply = app.get(&format!("/v1/sites?page=1&pageSize=10&{bad}"));
             reply.assert_problem(400);

@@ -349,9 +349,25 @@ api_test! {
         let flags: Vec<bool> = added.json()["siteContacts"].as_array().expect("contacts").iter()
             .map(|c| c["contactNameToAppearOnInvoice"].as_bool().expect("flag")).collect();
         assert_eq!(flags, [false, false, true]);
-        // Unmarking the only marked contact hands the mark back to the first.
+        // Unmarking the only marked contact leaves the site without one, as the patch says.
         let unmarked = app.patch(&path, json!([{ "op": "replace", "path": "/siteContacts/2/contactNameToAppearOnInvoice", "value": false }]));
-        assert_eq!(unmarked.json()["siteContacts"][0]["contactNameToAppearOnInvoice"], true, "{}", unmarked.text);
+        assert_eq!(unmarked.status, 200, "{}", unmarked.text);
+        let flags = |site: &Value| -> Vec<bool> { site["siteContacts"].as_array().expect("contacts").iter()
+            .map(|c| c["contactNameToAppearOnInvoice"].as_bool().expect("flag")).collect() };
+        assert_eq!(flags(&unmarked.json()), [false, false, false]);
+        assert_eq!(flags(&app.get(&path).json()), [false, false, false]);
+        // A contact added without the flag to such a site is not marked: the others gave theirs.
+        let added = app.patch(&path, json!([{ "op": "add", "path": "/siteContacts/-", "value":
+            { "contactName": "Di", "contactRole": "SALES" } }]));
+        assert_eq!(flags(&added.json()), [false, false, false, false], "{}", added.text);
+        // Contacts all marked false on create: no invoice contact, no receiveInvoiceBy made up.
+        let mut none = site_body(&w, "E");
+        for index in 0..2 {
+            none["siteContacts"][index]["contactNameToAppearOnInvoice"] = json!(false);
+        }
+        let none = create_site(&app, none);
+        assert_eq!(flags(&none), [false, false]);
+        assert_eq!(none["siteContacts"][0]["receiveInvoiceBy"], Value::Null);
         // The list is never empty.
         let emptied = with(site_body(&w, "D"), "/siteContacts", json!([]));
         assert_eq!(app.post("/v1/sites", emptied).error_fields(), vec!["siteContacts"]);
@@ -373,6 +389,9 @@ api_test! {
         assert_eq!(refused("/siteAddress/town", json!("x".repeat(51))), vec!["siteAddress.town"]);
         assert_eq!(refused("/siteContacts/1/contactTelephoneNumber", json!("123")), vec!["siteContacts[1].contactTelephoneNumber"]);
         assert_eq!(refused("/siteContacts/1/contactEmailAddress", json!("not an address")), vec!["siteContacts[1].contactEmailAddress"]);
+        for malformed in ["a@b..com", ".a@b.com", "a@-b.com"] {
+            assert_eq!(refused("/siteContacts/1/contactEmailAddress", json!(malformed)), vec!["siteContacts[1].contactEmailAddress"], "{malformed}");
+        }
         assert_eq!(refused("/siteContacts/1/contactRole", json!("BOSS")), vec!["siteContacts[1].contactRole"]);
         assert_eq!(refused("/siteName", json!("")), vec!["siteName"]);
         assert_eq!(refused("/siteName", json!("<b>")), vec!["siteName"]);
