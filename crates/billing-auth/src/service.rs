@@ -146,19 +146,28 @@ impl AuthService {
         self.settle_slot(slot, true).await;
         let database = self.database.clone();
         let lifetime = self.config.refresh_token_lifetime;
-        let (refresh, user) = blocking(move || {
-            // No rule reads other rows here: ten sign-ins of one user at once wait for each
-            // other's `record_login` instead of failing as serialization conflicts.
+        let issued = blocking(move || {
+            // Ten sign-ins of one user at once wait for each other's `record_login` instead of
+            // failing as serialization conflicts. `record_login` writes the user's row, so it
+            // holds that row until the commit: a password change or a deactivation that
+            // committed since the password was verified (outside, the hashing is slow) is read
+            // here and refuses the sign-in, and one that comes later waits for this commit and
+            // then revokes the token stored here (on PostgreSQL its `SERIALIZABLE` write
+            // meets this row's new version and runs again, seeing the token).
             Ok(database
                 .write_guarded_by_locks(|c| {
                     users::record_login(c, user.id, billing_persistence::now())?;
+                    match users::find(c, user.id)? {
+                        Some(now) if now.active && now.password == user.password => {}
+                        _ => return Ok::<_, PersistenceError>(None),
+                    }
                     let family = uuid::Uuid::new_v4().to_string();
-                    let refresh = store_refresh_token(c, user.id, family, lifetime)?;
-                    Ok::<_, PersistenceError>(refresh)
-                })
-                .map(|refresh| (refresh, user))?)
+                    Ok(Some(store_refresh_token(c, user.id, family, lifetime)?))
+                })?
+                .map(|refresh| (refresh, user)))
         })
         .await?;
+        let (refresh, user) = issued.ok_or(AuthError::InvalidCredentials)?;
         self.pair(&user, refresh)
     }
 

@@ -152,3 +152,25 @@ pub fn contract_owners_of(
             .load(connection)?)
     })
 }
+
+/// The sites (in id order) whose invoice details list invoice template `template_id` among
+/// their electronic summary templates. The list is held as ids joined by commas (the domain's
+/// `IdList`), which no foreign key can see: a `LIKE` finds the candidates, the split decides.
+/// A template is deleted seldom, so a scan of the details is acceptable here.
+pub fn sending_electronic_summaries_with(
+    connection: &mut crate::DbConnection,
+    template_id: i64,
+) -> crate::error::PersistenceResult<Vec<i64>> {
+    use crate::schema::site_invoice_details as details;
+    use diesel::prelude::*;
+    let candidates: Vec<(i64, String)> = details::table
+        .filter(details::electronic_summary_template_ids.like(format!("%{template_id}%")))
+        .select((details::site_id, details::electronic_summary_template_ids))
+        .order(details::site_id)
+        .load(connection)?;
+    Ok(candidates
+        .into_iter()
+        .filter(|(_, ids)| billing_domain::sites::codes::IdList::split(ids).contains(&template_id))
+        .map(|(site_id, _)| site_id)
+        .collect())
+}

@@ -366,3 +366,97 @@ api_test! {
         }
     }
 }
+
+/// Signs `username` in at the same moment as the administrator sends `change` (a patch of the
+/// user), `TRIALS` times with a new user each; then `after` (run by the administrator) and
+/// the sign-in's refresh token is tried. A sign-in that raced the change may win or lose, but
+/// its refresh token must not outlive the change: no order of the two requests leaves one.
+fn sign_in_races_a_user_change(app: &TestApp, change: Value, after: Option<Value>) {
+    for trial in 0..TRIALS {
+        let username = format!("racer{trial}");
+        let created = app.post(
+            "/v1/users",
+            json!({ "username": username,
+            "password": "a-long-enough-password", "roles": ["READ_ONLY"] }),
+        );
+        assert_eq!(created.status, 201, "{}", created.text);
+        let path = format!("/v1/users/{}", id(&created.json()));
+        let body =
+            json!({ "username": username, "password": "a-long-enough-password" }).to_string();
+        let (signed_in, changed) = together(
+            || {
+                app.send(
+                    "POST",
+                    "/v1/authenticate",
+                    None,
+                    &[],
+                    Some(("application/json", body.clone())),
+                )
+            },
+            || app.patch(&path, change.clone()),
+        );
+        assert_eq!(changed.status, 200, "trial {trial}: {}", changed.text);
+        assert!(
+            matches!(signed_in.status, 200 | 401),
+            "trial {trial}: {}",
+            signed_in.text
+        );
+        if let Some(after) = &after {
+            assert_eq!(app.patch(&path, after.clone()).status, 200, "trial {trial}");
+        }
+        if signed_in.status == 200 {
+            let token = signed_in.json()["refreshToken"].clone();
+            let refreshed = app.send(
+                "POST",
+                "/v1/authenticate/refresh",
+                None,
+                &[],
+                Some((
+                    "application/json",
+                    json!({ "refreshToken": token }).to_string(),
+                )),
+            );
+            assert_eq!(
+                refreshed.status, 401,
+                "trial {trial}: a sign-in that raced the change kept a session: {}",
+                refreshed.text
+            );
+        }
+    }
+}
+
+api_test! {
+    fn a_sign_in_racing_a_password_change_keeps_no_session(app) {
+        sign_in_races_a_user_change(&app,
+            json!([{ "op": "replace", "path": "/password", "value": "another-long-password" }]), None);
+    }
+
+    fn a_sign_in_racing_a_deactivation_keeps_no_session(app) {
+        sign_in_races_a_user_change(&app,
+            json!([{ "op": "replace", "path": "/active", "value": false }]),
+            Some(json!([{ "op": "replace", "path": "/active", "value": true }])));
+    }
+
+    fn deleting_a_template_races_a_site_listing_it_as_an_electronic_summary(app) {
+        let w = world(&app);
+        for trial in 0..TRIALS {
+            let template = id(&app.create("/v1/invoice-templates",
+                json!({ "name": format!("CSV {trial}"), "type": "ELECTRONIC_SUMMARY" })));
+            let mut body = site_body(&w, &format!("Summarised {trial}"));
+            body["siteInvoiceDetails"]["electronicSummaryTemplateIds"] = json!([template]);
+            let (deleted, created) = together(
+                || app.delete(&format!("/v1/invoice-templates/{template}")),
+                || app.post("/v1/sites", body.clone()),
+            );
+            assert!(matches!(deleted.status, 204 | 409), "trial {trial}: {}", deleted.text);
+            assert!(matches!(created.status, 200 | 400 | 409), "trial {trial}: {}", created.text);
+            assert!(!(deleted.status == 204 && created.status == 200), "trial {trial}: both won");
+            if created.status == 200 {
+                // The site can still be changed: its list names a template that exists.
+                let renamed = app.patch(&format!("/v1/sites/{}", id(&created.json())),
+                    json!([{ "op": "replace", "path": "/siteName", "value": format!("Renamed {trial}") }]));
+                assert_eq!(renamed.status, 200, "trial {trial}: {}", renamed.text);
+            }
+        }
+    }
+}

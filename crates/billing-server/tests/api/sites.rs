@@ -466,6 +466,15 @@ api_test! {
         assert_eq!(app.get(&summarised_path).json()["siteInvoiceDetails"]["invoiceSummaryTemplateId"], w.summary_template);
         // A template in use cannot be deleted.
         app.delete(&format!("/v1/invoice-templates/{}", w.invoice_template)).assert_problem(409);
+        // Nor one that sites list among their electronic summary templates (held in one
+        // column, which no foreign key sees); one no site lists can be.
+        let csv = id(&app.create("/v1/invoice-templates", json!({ "name": "Listed CSV", "type": "ELECTRONIC_SUMMARY" })));
+        let listed = create_site(&app, with(site_body(&w, "Listed"), "/siteInvoiceDetails/electronicSummaryTemplateIds", json!([w.electronic_template, csv])));
+        let refused = app.delete(&format!("/v1/invoice-templates/{csv}"));
+        refused.assert_problem(409);
+        assert!(refused.text.contains(&format!("sites {}", listed["id"])), "{}", refused.text);
+        let unused = id(&app.create("/v1/invoice-templates", json!({ "name": "Unused CSV", "type": "ELECTRONIC_SUMMARY" })));
+        assert_eq!(app.delete(&format!("/v1/invoice-templates/{unused}")).status, 204);
         // The mandate's status shows on the site as it changes, and moves the site's ETag.
         let tag = app.get(&path).header("etag").map(str::to_owned);
         let mandates = app.get("/v1/payment-provider-mandates?page=1&pageSize=10&mandateReference=MC-1").json();
