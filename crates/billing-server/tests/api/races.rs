@@ -405,17 +405,7 @@ fn sign_in_races_a_user_change(app: &TestApp, change: Value, after: Option<Value
             assert_eq!(app.patch(&path, after.clone()).status, 200, "trial {trial}");
         }
         if signed_in.status == 200 {
-            let token = signed_in.json()["refreshToken"].clone();
-            let refreshed = app.send(
-                "POST",
-                "/v1/authenticate/refresh",
-                None,
-                &[],
-                Some((
-                    "application/json",
-                    json!({ "refreshToken": token }).to_string(),
-                )),
-            );
+            let refreshed = app.refresh(&signed_in.json()["refreshToken"]);
             assert_eq!(
                 refreshed.status, 401,
                 "trial {trial}: a sign-in that raced the change kept a session: {}",

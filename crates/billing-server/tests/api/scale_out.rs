@@ -25,19 +25,6 @@ fn sign_in(app: &TestApp, username: &str, password: &str) -> Reply {
     )
 }
 
-fn refresh(app: &TestApp, token: &Value) -> Reply {
-    app.send(
-        "POST",
-        "/v1/authenticate/refresh",
-        None,
-        &[],
-        Some((
-            "application/json",
-            json!({ "refreshToken": token }).to_string(),
-        )),
-    )
-}
-
 fn user_id(app: &TestApp, username: &str) -> i64 {
     app.get(&format!("/v1/users?page=1&pageSize=10&username={username}"))
         .json()[0]["id"]
@@ -97,15 +84,15 @@ api_test! {
         let second = app.second_instance();
         let first = sign_in(&app, "admin", crate::support::ADMIN_PASSWORD).json();
         // Exchanged on the other instance.
-        let rotated = refresh(&second, &first["refreshToken"]);
+        let rotated = second.refresh(&first["refreshToken"]);
         assert_eq!(rotated.status, 200, "{}", rotated.text);
         let rotated = rotated.json();
         let token = rotated["token"].as_str().expect("token");
         assert_eq!(app.get_as(token, "/v1/user-roles?page=1&pageSize=5").status, 200, "a token of one instance works on the other");
         // The used one presented again, to the first instance: the whole family dies there too.
-        refresh(&app, &first["refreshToken"]).assert_problem(401);
-        refresh(&app, &rotated["refreshToken"]).assert_problem(401);
-        refresh(&second, &rotated["refreshToken"]).assert_problem(401);
+        app.refresh(&first["refreshToken"]).assert_problem(401);
+        app.refresh(&rotated["refreshToken"]).assert_problem(401);
+        second.refresh(&rotated["refreshToken"]).assert_problem(401);
     }
 
     fn an_idempotency_key_is_replayed_by_the_other_instance(app) {

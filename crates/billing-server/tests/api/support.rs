@@ -373,6 +373,20 @@ impl TestApp {
         self.send("DELETE", path, Some(&self.admin_token), &[], None)
     }
 
+    /// Exchanges the refresh token `token` (a JSON string, as a sign-in answers it).
+    pub fn refresh(&self, token: &Value) -> Reply {
+        self.send(
+            "POST",
+            "/v1/authenticate/refresh",
+            None,
+            &[],
+            Some((
+                "application/json",
+                json!({ "refreshToken": token }).to_string(),
+            )),
+        )
+    }
+
     /// Signs in and returns the access token.
     #[track_caller]
     pub fn login(&self, username: &str, password: &str) -> String {
