@@ -107,10 +107,19 @@ impl AccessTokens {
     /// Checks a token (signature, algorithm, issuer, audience, required claims, times) and
     /// says what it holds.
     pub fn verify_token(&self, token: &str) -> Result<VerifiedToken, AuthError> {
-        if header_algorithm(token).is_some_and(|alg| alg != "HS256") {
-            return Err(AuthError::InvalidToken(
-                "the access token uses an algorithm this service does not accept",
-            ));
+        if let Some(header) = jose_header(token) {
+            if header.alg != "HS256" {
+                return Err(AuthError::InvalidToken(
+                    "the access token uses an algorithm this service does not accept",
+                ));
+            }
+            // RFC 7515 §4.1.11: a recipient must refuse extensions it does not understand,
+            // and this service understands none (its own tokens carry no `crit`).
+            if header.crit.is_some() {
+                return Err(AuthError::InvalidToken(
+                    "the access token names critical header extensions this service does not understand",
+                ));
+            }
         }
         let data = decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
             AuthError::InvalidToken(match error.kind() {
@@ -139,20 +148,22 @@ impl AccessTokens {
     }
 }
 
-/// The `alg` of a token's JOSE header, when the header decodes.
-fn header_algorithm(token: &str) -> Option<String> {
+/// What the checks read of a token's JOSE header, besides what `jsonwebtoken` reads.
+#[derive(Deserialize)]
+struct JoseHeader {
+    alg: String,
+    /// Present (whatever it holds) when the token names critical extensions.
+    crit: Option<serde_json::Value>,
+}
+
+/// A token's JOSE header, when it decodes.
+fn jose_header(token: &str) -> Option<JoseHeader> {
     use base64::Engine;
-    #[derive(Deserialize)]
-    struct JoseHeader {
-        alg: String,
-    }
     let encoded = token.split('.').next()?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(encoded)
         .ok()?;
-    serde_json::from_slice::<JoseHeader>(&bytes)
-        .ok()
-        .map(|header| header.alg)
+    serde_json::from_slice::<JoseHeader>(&bytes).ok()
 }
 
 #[cfg(test)]
@@ -201,12 +212,31 @@ mod tests {
                 .as_bytes(),
         );
         let unsigned = format!("{header}.{body}.");
+        // Signed with the right key, but naming a critical extension.
+        let critical = encode(
+            &Header {
+                crit: Some(vec!["x".to_owned()]),
+                ..Header::new(Algorithm::HS256)
+            },
+            &Claims {
+                iss: "billing".to_owned(),
+                aud: "billing-api".to_owned(),
+                sub: "1".to_owned(),
+                exp: now() + 100,
+                iat: now(),
+                nbf: now(),
+                jti: "x".to_owned(),
+            },
+            &EncodingKey::from_secret(KEY),
+        )
+        .expect("token");
         let outcomes: Vec<String> = [
             expired.as_str(),
             &other_key,
             &other_audience,
             &other_issuer,
             &unsigned,
+            &critical,
             "garbage",
         ]
         .iter()
@@ -218,6 +248,7 @@ mod tests {
         the access token is meant for another audience
         the access token was issued by someone else
         the access token uses an algorithm this service does not accept
+        the access token names critical header extensions this service does not understand
         the access token is malformed
         ");
     }

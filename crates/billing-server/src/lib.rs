@@ -130,12 +130,14 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
             .map_err(|why| {
                 ServerError::Config(format!("BILLING_CORS_ORIGINS (--cors-origins): {why}"))
             })?;
+    // Before the database: a start refused for its settings creates nothing (no first
+    // administrator whose one-time password is printed by a server that then never runs).
+    let signing_key =
+        bootstrap::signing_key(settings.jwt_secret.as_deref(), &settings.database.data_dir)?;
     let (database, start_lock) = open_database_for_start(&settings.database)?;
     bootstrap::ensure_first_administrator(&database, settings.admin_password.as_deref())?;
     // The next instance to start may migrate and look for users now.
     start_lock.release();
-    let signing_key =
-        bootstrap::signing_key(settings.jwt_secret.as_deref(), &settings.database.data_dir)?;
     let auth = AuthService::new(
         database.clone(),
         AuthConfig {

@@ -370,6 +370,36 @@ fn a_second_instance_on_the_same_sqlite_database_is_refused() {
     let _ = again.wait();
 }
 
+/// A start refused for its settings creates nothing: no database, so no first administrator
+/// whose one-time password would be printed by a server that never runs.
+#[test]
+fn a_start_with_a_short_signing_key_is_refused_before_anything_is_created() {
+    let dir = scratch();
+    let refused = billing(
+        &dir,
+        &["serve"],
+        &[
+            ("BILLING_BIND", &format!("127.0.0.1:{}", free_port())),
+            ("BILLING_JWT_SECRET", "short"),
+        ],
+    );
+    assert!(!refused.status.success());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&refused.stdout),
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(
+        said.contains("BILLING_JWT_SECRET must be at least 32 characters"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("password"),
+        "no administrator was created: {said}"
+    );
+    assert!(!dir.join("billing.db").exists(), "{said}");
+}
+
 /// A start on a full disk says which file it could not write. Needs a small tmpfs: where this
 /// test may not mount one (not root, no CAP_SYS_ADMIN) it says so and checks nothing.
 #[test]
