@@ -167,9 +167,17 @@ await check('create a site with a mistake: the error is beside the field; fixed,
   expect(site.siteAddress.postcode === 'LS1 1AA' && site.siteContacts.length === 2, JSON.stringify(site));
 });
 
-await check('move the invoice contact from Ann to Ben', async () => {
-  await page.getByRole('button', { name: 'Make Ben the invoice contact' }).click();
+await check('move the invoice contact from Ann to Ben (a double click sends one request)', async () => {
+  const patches = [];
+  const count = (request) => { if (request.method() === 'PATCH') patches.push(request.url()); };
+  page.on('request', count);
+  await page.getByRole('button', { name: 'Make Ben the invoice contact' }).dblclick();
   await page.getByRole('button', { name: 'Make Ann the invoice contact' }).waitFor();
+  await page.waitForTimeout(300);
+  page.off('request', count);
+  expect(patches.length === 1, `a double click sent ${patches.length} patches`);
+  const bar = await page.locator('#status').getAttribute('class');
+  expect(!/error/.test(bar), `the status bar reports an error: ${await page.locator('#status').textContent()}`);
   const site = await must('GET', `/v1/sites/${siteId}`, data.admin);
   const [ann, ben] = site.siteContacts;
   expect(!ann.contactNameToAppearOnInvoice && ben.contactNameToAppearOnInvoice && ben.receiveInvoiceBy === 'POST', JSON.stringify(site.siteContacts));
@@ -479,6 +487,14 @@ await check('the audit trail: filtered by resource, each event as a diff', async
   expect(members.some((m) => /^siteContacts\[id=\d+\]\./.test(m)), JSON.stringify(members));
   expect(!members.some((m) => /^siteContacts\[\d+\]/.test(m)), JSON.stringify(members));
   await shot('audit');
+  // A create has no before: its members are added, with no "(record)" row for the missing one.
+  await page.getByLabel('Action').selectOption('CREATE');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('.page-summary', { hasText: /\(\d+ rows?\)/ }).waitFor();
+  await page.locator('details summary').first().click();
+  await page.locator('table.diff ins').first().waitFor();
+  const created = await page.locator('details[open] table.diff tbody th').allTextContents();
+  expect(created.length > 0 && !created.includes('(record)'), JSON.stringify(created));
 });
 
 await check('at 390 px wide only the tables scroll sideways, not the page; a table that scrolls can be focused and is named', async () => {

@@ -60,6 +60,12 @@ export async function sessionSteps({ data, siteId, zenithNameRead }) {
     expect(await page.getByRole('link', { name: 'Users' }).count() === 0, 'Users is offered');
     expect(await page.getByRole('link', { name: 'Audit trail' }).count() === 0, 'Audit trail is offered');
     await shot('limited-user');
+    // Contract owners: theirs may be changed, another's not, and none created (the API's 403).
+    await page.goto(`${base}/console#/setup/contract-owners`);
+    await page.getByRole('button', { name: 'Change Acme Telecom' }).waitFor();
+    await page.getByRole('cell', { name: /^Zenith Networks/ }).waitFor();
+    expect(await page.getByRole('button', { name: /^Change Zenith/ }).count() === 0, 'another owner can be changed');
+    expect(await page.getByRole('heading', { name: 'New: contract owners' }).count() === 0, 'a contract owner can be created');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
@@ -148,6 +154,7 @@ export async function sessionSteps({ data, siteId, zenithNameRead }) {
     await page.waitForTimeout(1000);
     expect(await page.locator('#sign-in').count() === 1, 'the sign-in form is gone');
     expect(await page.getByText('Your session ended').count() === 1, 'the end of the session is not said');
+    expect(!/Signed in/.test(await page.locator('#status').textContent()), 'the status bar still says the user is signed in');
     expect(await page.getByText('Something went wrong').count() === 0, 'an error replaced the sign-in form');
   });
 }

@@ -2,7 +2,7 @@
 // `#/users`, names the page; it never reaches the server and never holds a secret).
 
 import { signIn, signOut, onSessionChange, currentUser, can } from './api.js';
-import { h, replace, field, input, form, heading, status, explain, fadeStatus } from './ui.js';
+import { h, replace, field, input, form, heading, status, explain, fadeStatus, clearStatus } from './ui.js';
 import { usersPage, rolesPage, apiKeysPage } from './users.js';
 import { customersPage, customerPage, sitesPage, sitePage, newSitePage, editSitePage } from './customers.js';
 import { recordsPage, ratingPage } from './reference-data.js';
@@ -185,6 +185,10 @@ onSessionChange((session, reason) => {
     // draw over the sign-in form.
     generation += 1;
     renderNav();
+    // The status bar may still say what the session did ("Signed in as …"): the sign-in form
+    // says now why the session is over (a sign-out's own outcome follows in the bar once the
+    // server answers).
+    clearStatus();
     signInPage(reason === 'signed-out' ? 'You are signed out.' : reason);
   }
 });

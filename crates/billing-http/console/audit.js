@@ -33,8 +33,9 @@ function flatten(value, path = '', into = new Map()) {
 
 /** The members that differ between `before` and `after`, as a table of removed and added values. */
 export function diff(before, after) {
-  const old = flatten(before ?? {});
-  const now = flatten(after ?? {});
+  // No before (a create) or no after (a delete) has no members: not an empty record.
+  const old = before == null ? new Map() : flatten(before);
+  const now = after == null ? new Map() : flatten(after);
   const paths = [...new Set([...old.keys(), ...now.keys()])].filter((path) => old.get(path) !== now.get(path));
   if (!paths.length) return h('p', {}, 'No member changed.');
   return h('table', { class: 'diff' },

@@ -3,7 +3,7 @@
 // API's filters a page at a time and created, changed or deleted where the user's roles (and
 // for rating data the source's siMaintained) allow; and the rating tester.
 
-import { api, page, patch, can } from './api.js';
+import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, form, heading, pagedTable, filters, like, status, explain,
   facts, today, link,
@@ -80,13 +80,18 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
   if (!kind) throw Object.assign(new Error(`The console has no page for ${groupName}/${name}.`), { status: 404 });
   const KINDS = group.kinds;
   const writable = can(kind.write);
+  // Records that belong to a contract owner (`ownerOf`): a user limited to some owners may
+  // change only theirs, and create none.
+  const limitedTo = kind.ownerOf ? (currentUser()?.contractOwnerIds || []) : [];
+  const mayChange = (row) => writable && (!limitedTo.length || limitedTo.includes(kind.ownerOf(row)));
+  const mayCreate = writable && !limitedTo.length;
   let query = {};
   const columns = kind.columns.map(([member, title, show]) => ({ title, value: (row) => (show ? show(row[member]) : String(row[member] ?? '')) }));
   const rowName = (row) => {
     const first = row[kind.columns[0][0]];
     return first !== null && typeof first === 'object' ? `${first.code || first.name || ''} (${row.id})` : first;
   };
-  if (writable) columns.push({ title: 'Change', value: (row) => h('button', { type: 'button', onclick: () => edit(row) }, `Change ${rowName(row)}`) });
+  if (writable) columns.push({ title: 'Change', value: (row) => (mayChange(row) ? h('button', { type: 'button', onclick: () => edit(row) }, `Change ${rowName(row)}`) : 'not yours to change') });
   const list = pagedTable(columns, (pageNumber, pageSize) => page(kind.path, { page: pageNumber, pageSize, sort: kind.sort, ...query }));
   const search = filters(kind.filters.map((spec) => [spec[1], filterControl(spec)]), async (values) => {
     query = Object.fromEntries(kind.filters.map(([param, , type]) => [param, filterValue(type, values[param])]));
@@ -130,7 +135,7 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
   }
 
   let creator = null;
-  if (writable) {
+  if (mayCreate) {
     const fields = recordFields(kind, null);
     const createForm = form([fields], async () => {
       try {

@@ -17,7 +17,7 @@ export function h(tag, attrs = {}, ...children) {
   for (const [name, value] of Object.entries(attrs || {})) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith('on') && typeof value === 'function') {
-      element.addEventListener(name.slice(2), value);
+      element.addEventListener(name.slice(2), tag === 'button' && name === 'onclick' ? oneAtATime(element, value) : value);
     } else if (name === 'class') {
       element.className = value;
     } else if (name === 'for') {
@@ -30,6 +30,26 @@ export function h(tag, attrs = {}, ...children) {
   }
   append(element, children);
   return element;
+}
+
+/**
+ * A button's click handler that, while the request it started (a promise it returned) runs,
+ * ignores further clicks: a double click sends one request, not a second one refused with 412.
+ * The button stays focusable (`aria-disabled`, not `disabled`, which would drop the focus).
+ */
+function oneAtATime(button, handler) {
+  let running = false;
+  return (event) => {
+    if (running) return undefined;
+    const result = handler(event);
+    if (result && typeof result.then === 'function') {
+      running = true;
+      button.setAttribute('aria-disabled', 'true');
+      const done = () => { running = false; button.removeAttribute('aria-disabled'); };
+      result.then(done, done);
+    }
+    return result;
+  };
 }
 
 function append(element, children) {
@@ -226,10 +246,14 @@ export function status(text, kind = 'info') {
 /** Clears the status bar unless it was written in the last moments (by the action that led here). */
 export function fadeStatus() {
   const bar = document.getElementById('status');
-  if (Date.now() - Number(bar.dataset.at || 0) > 1500) {
-    bar.className = 'status';
-    bar.textContent = '';
-  }
+  if (Date.now() - Number(bar.dataset.at || 0) > 1500) clearStatus();
+}
+
+/** Empties the status bar. */
+export function clearStatus() {
+  const bar = document.getElementById('status');
+  bar.className = 'status';
+  bar.textContent = '';
 }
 
 /**
