@@ -48,10 +48,12 @@ impl Resource for Users {
     }
 
     /// A changed password or a deactivation signs the user out everywhere; at least one active
-    /// administrator remains.
+    /// administrator remains. A request made with an API key cannot change its own user's
+    /// password (403): with the password the key's holder could sign in and make keys, which a
+    /// key itself may not (`api_keys.rs`).
     fn written(
         connection: &mut DbConnection,
-        _: &AuthenticatedUser,
+        caller: &AuthenticatedUser,
         before: Option<&Record>,
         record: &Record,
         _: &Options,
@@ -59,6 +61,15 @@ impl Resource for Users {
         let Some(before) = before else {
             return Ok(());
         };
+        if caller.api_key_id.is_some()
+            && record.id == caller.id
+            && record.password != before.password
+        {
+            return Err(ApiError::forbidden(
+                "a request made with an API key cannot change the password of the key's own \
+                 user: sign in with the password to change it",
+            ));
+        }
         if users::count_active_with_role(connection, Role::Administrator.code())? == 0 {
             return Err(ApiError::conflict(
                 "at least one active ADMINISTRATOR must remain",

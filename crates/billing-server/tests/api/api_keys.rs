@@ -165,6 +165,24 @@ api_test! {
         create_key(&app, &wide, json!({ "name": "successor" })).assert_problem(403);
     }
 
+    fn an_administrators_key_cannot_change_its_own_users_password(app) {
+        // With the password, the key's holder could sign in and make keys: a key may not.
+        let admin_id = user_id(&app, "admin");
+        let (_, key) = new_key(&app, &app.admin_token, json!({ "name": "provisioning" }));
+        let own = format!("/v1/users/{admin_id}");
+        let change = json!([{ "op": "replace", "path": "/password", "value": "taken-over-password" }]);
+        let refused = app.send("PATCH", &own, Some(&key), &[], Some(("application/json-patch+json", change.to_string())));
+        assert!(refused.assert_problem(403)["detail"].as_str().expect("detail").contains("API key"), "{}", refused.text);
+        assert!(!app.login("admin", crate::support::ADMIN_PASSWORD).is_empty(), "the password is unchanged");
+        // Another user's password, and its own user's other members, it may change.
+        let other = app.post("/v1/users", json!({ "username": "provisioned", "password": "a-long-enough-password", "roles": ["READ_ONLY"] })).json();
+        let reset = app.send("PATCH", &format!("/v1/users/{}", other["id"]), Some(&key), &[], Some(("application/json-patch+json", change.to_string())));
+        assert_eq!(reset.status, 200, "{}", reset.text);
+        let renamed = app.send("PATCH", &own, Some(&key), &[], Some(("application/json-patch+json",
+            json!([{ "op": "replace", "path": "/email", "value": "ops@example.com" }]).to_string())));
+        assert_eq!(renamed.status, 200, "{}", renamed.text);
+    }
+
     fn a_revoked_key_and_a_deactivated_users_key_are_refused(app) {
         let token = app.user_with_roles("revoker", &["READ_ONLY"]);
         let (id, key) = new_key(&app, &token, json!({ "name": "soon gone" }));
