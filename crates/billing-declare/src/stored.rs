@@ -141,6 +141,7 @@ fn filter_arm(field: &Field) -> syn::Result<Option<Ident>> {
     }
     let nullable = nullable(field);
     let arm = match (stored_sql(field)?, kind_name(field).as_str()) {
+        ("Text", "RoleCodes") => "role_codes",
         ("Text", _) if nullable => "nullable_text",
         ("Text", _) => "text",
         ("BigInt", "Id") => "id",

@@ -166,8 +166,14 @@ impl Filterable for Username {
     const FILTER: FilterKind = FilterKind::String;
 }
 
+/// A user holds a role: `roles=READ_ONLY` finds every user holding READ_ONLY, with other roles
+/// or without; `in:` any of them; `like:` a role whose code contains the text. The codes
+/// are checked (400 outside the set), and storage matches the held lists, not their text
+/// ([`RoleCodes::held_lists`]).
 impl Filterable for RoleCodes {
-    const FILTER: FilterKind = FilterKind::String;
+    const FILTER: FilterKind = FilterKind::Code {
+        codes: crate::roles::Role::CODES,
+    };
 }
 
 impl Filterable for Id {

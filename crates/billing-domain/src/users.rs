@@ -175,6 +175,25 @@ impl RoleCodes {
             .collect()
     }
 
+    /// Every value a user's roles can be held as (each non-empty set of roles, joined as
+    /// [`RoleCodes::join`] stores it) that holds a role whose code `wanted` accepts: what a
+    /// filter on roles compares the stored value with, exactly (31 values at most, one per
+    /// set of the five roles), so a user holding several roles is found by each of them.
+    pub fn held_lists(wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        let all = crate::roles::Role::ALL;
+        (1_u32..1 << all.len())
+            .map(|set| {
+                all.iter()
+                    .enumerate()
+                    .filter(|(index, _)| set & (1 << index) != 0)
+                    .map(|(_, role)| role.code().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|codes| codes.iter().any(|code| wanted(code)))
+            .map(|codes| Self::join(&codes))
+            .collect()
+    }
+
     /// The held value of `codes` (checked by [`parse_roles`]: known, no repeats, sorted).
     pub fn join(codes: &[String]) -> String {
         match parse_roles("", codes) {
@@ -278,6 +297,26 @@ mod tests {
         ] {
             assert!(check_email("email", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_role_filter_compares_with_every_list_that_holds_the_role() {
+        let holding_read_only = RoleCodes::held_lists(|code| code == "READ_ONLY");
+        assert_eq!(
+            holding_read_only.len(),
+            16,
+            "half of the 31 sets of five roles"
+        );
+        assert!(holding_read_only.contains(&"READ_ONLY".to_owned()));
+        let stored = RoleCodes::join(&["READ_ONLY".to_owned(), "CUSTOMER_MANAGER".to_owned()]);
+        assert!(holding_read_only.contains(&stored), "{stored}");
+        assert!(
+            RoleCodes::held_lists(|code| code == "CUSTOMER_MANAGER").contains(&stored),
+            "{stored}"
+        );
+        assert!(!RoleCodes::held_lists(|code| code == "ADMINISTRATOR").contains(&stored));
+        assert!(RoleCodes::held_lists(|_| false).is_empty());
+        assert_eq!(RoleCodes::held_lists(|_| true).len(), 31);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn text_filter(filter: &Filter) -> Option<&TextFilter> {
 }
 
 /// Applies every filter of `$filters` to the boxed `$query`; arms map parameter names to a
-/// kind (`text`, `id`, `boolean`, `date`, `nullable_date`, `date_time`, `id_in`) and column.
+/// kind (`text`, `role_codes`, `id`, `boolean`, `date`, `nullable_date`, `date_time`, `id_in`) and column.
 #[macro_export]
 macro_rules! apply_filters {
     ($query:expr, $filters:expr, { $($name:literal => $kind:ident($($column:tt)+)),* $(,)? }) => {{
@@ -95,6 +95,27 @@ macro_rules! filter_column {
                 stringify!($column),
                 value,
             )),
+            None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
+        }
+    }};
+    // A user's roles, held as their codes joined by commas: a filter names roles the user
+    // holds, so it compares the column with every list holding one (`RoleCodes::held_lists`),
+    // never with the joined text.
+    (role_codes, $query:ident, ($column:expr), $filter:expr, $name:expr) => {{
+        use billing_domain::query::TextFilter;
+        use billing_domain::users::RoleCodes;
+        match $crate::list::text_filter($filter) {
+            Some(TextFilter::Equals(code)) => {
+                $query.filter($column.eq_any(RoleCodes::held_lists(|held| held == code)))
+            }
+            Some(TextFilter::AnyOf(codes)) => {
+                $query.filter($column.eq_any(RoleCodes::held_lists(|held| {
+                    codes.iter().any(|code| code == held)
+                })))
+            }
+            Some(filter @ TextFilter::Contains(_)) => {
+                $query.filter($column.eq_any(RoleCodes::held_lists(|held| filter.matches(held))))
+            }
             None => return Err($crate::PersistenceError::UnknownField($name.to_owned())),
         }
     }};

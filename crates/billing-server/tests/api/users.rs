@@ -204,6 +204,28 @@ api_test! {
         app.post_as(&token, "/v1/users", json!({ "username": "x", "password": "long-enough-pass", "roles": ["ADMINISTRATOR"] })).assert_problem(403);
     }
 
+    fn a_roles_filter_finds_every_user_holding_the_role(app) {
+        for (name, roles) in [("both", json!(["READ_ONLY", "CUSTOMER_MANAGER"])), ("reader", json!(["READ_ONLY"])), ("billing", json!(["BILLING_MANAGER"]))] {
+            let created = app.post("/v1/users", json!({ "username": name, "password": "a-long-enough-password", "roles": roles }));
+            assert_eq!(created.status, 201, "{}", created.text);
+        }
+        let names = |query: &str| -> Vec<String> {
+            let reply = app.get(&format!("/v1/users?page=1&pageSize=10&sort=username&{query}"));
+            assert_eq!(reply.status, 200, "{query}: {}", reply.text);
+            reply.json().as_array().expect("a page").iter().map(|user| user["username"].as_str().expect("username").to_owned()).collect()
+        };
+        assert_eq!(names("roles=READ_ONLY"), ["both", "reader"]);
+        assert_eq!(names("roles=CUSTOMER_MANAGER"), ["both"]);
+        assert_eq!(names("roles=in:ADMINISTRATOR,READ_ONLY"), ["admin", "both", "reader"]);
+        assert_eq!(names("roles=like:manager"), ["billing", "both"]);
+        assert_eq!(names("roles=like:%2C"), Vec::<String>::new(), "the separator is not a role");
+        assert_eq!(app.head("/v1/users?roles=CUSTOMER_MANAGER").header("x-total-count"), Some("1"));
+        // A code outside the set, or the joined text, is not a role.
+        for bad in ["roles=REVIEWER", "roles=CUSTOMER_MANAGER,READ_ONLY"] {
+            app.get(&format!("/v1/users?page=1&pageSize=10&{bad}")).assert_problem(400);
+        }
+    }
+
     fn user_roles_lists_the_built_in_roles(app) {
         let token = app.user_with_roles("reader", &["READ_ONLY"]);
         let reply = app.get_as(&token, "/v1/user-roles?page=1&pageSize=10");
