@@ -115,8 +115,8 @@ pub enum Command {
         /// How many dialstrings, spread over the sources.
         #[arg(long, default_value_t = 100_000)]
         dialstrings: usize,
-        /// How many reference data sources.
-        #[arg(long, default_value_t = 4)]
+        /// How many reference data sources: 1 to 1,000 (dialstrings need a source to belong to).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(i64).range(1..=1000))]
         sources: i64,
         /// A usage CSV to write too, of calls to those dialstrings.
         #[arg(long)]

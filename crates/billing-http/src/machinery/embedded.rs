@@ -11,8 +11,11 @@ use super::handlers::{MAX_BULK_ELEMENTS, parse_input};
 use super::members::Origin;
 use super::resource::{Field, Resource};
 use crate::error::ApiError;
+use billing_domain::error::ValidationErrors;
 
 type Create = fn(&mut DbConnection, &Writer, Value, &str) -> Result<Value, ApiError>;
+/// The member checks of an embedded body (no database: those run when it is created).
+type Check = fn(Value, &str) -> Result<(), ApiError>;
 /// Whether the caller sees the embedded record `id` (403 outside their contract owners).
 type Visible =
     fn(&mut DbConnection, &billing_auth::AuthenticatedUser, i64) -> Result<bool, ApiError>;
@@ -29,6 +32,7 @@ pub struct Embedded {
     pub fields: &'static [Field],
     pub permission: billing_domain::roles::Permission,
     create: Create,
+    check: Check,
     visible: Visible,
 }
 
@@ -51,6 +55,7 @@ impl Embedded {
             fields: E::FIELDS,
             permission: E::WRITE,
             create: create::<E>,
+            check: |body, prefix| parse_input::<E>(body, prefix, Origin::Client).map(drop),
             visible: |connection, caller, id| Ok(E::find(connection, caller, id)?.is_some()),
         }
     }
@@ -67,35 +72,54 @@ impl Embedded {
     }
 
     /// Takes this member out of a create body (so the parent's own checks see only its own
-    /// members) and checks its shape: an array of at most [`MAX_BULK_ELEMENTS`] objects, each
-    /// naming the parent as 0. `prefix` names the body (`[2]` in a bulk create).
-    pub fn take(&self, body: &mut Value, prefix: &str) -> Result<Vec<Value>, ApiError> {
+    /// members) and checks it: an array of at most [`MAX_BULK_ELEMENTS`] objects, each naming
+    /// the parent as 0 and passing its resource's member checks. Every broken element and
+    /// member is put in `errors` (with the parent's own, one answer); `prefix` names the body
+    /// (`[2]` in a bulk create).
+    pub fn take(
+        &self,
+        body: &mut Value,
+        prefix: &str,
+        errors: &mut ValidationErrors,
+    ) -> Result<Vec<Value>, ApiError> {
         let Some(taken) = body.as_object_mut().and_then(|map| map.remove(self.member)) else {
             return Ok(Vec::new());
         };
         let name = join(prefix, self.member);
         let Value::Array(elements) = taken else {
-            return Err(ApiError::field(name, "must be an array of objects"));
+            errors.push(name, "must be an array of objects");
+            return Ok(Vec::new());
         };
         if elements.len() > MAX_BULK_ELEMENTS {
-            return Err(ApiError::field(
+            errors.push(
                 name,
                 format!(
                     "holds at most {MAX_BULK_ELEMENTS} elements (got {})",
                     elements.len()
                 ),
-            ));
+            );
+            return Ok(Vec::new());
         }
         for (index, element) in elements.iter().enumerate() {
-            let zero = element
-                .get(self.parent_member)
-                .and_then(Value::as_i64)
-                .is_some_and(|id| id == 0);
-            if !zero {
-                return Err(ApiError::field(
-                    format!("{name}[{index}].{}", self.parent_member),
-                    "must be 0: the record being created is the parent",
-                ));
+            let at = format!("{name}[{index}]");
+            let Value::Object(members) = element else {
+                errors.push(at, "must be an object");
+                continue;
+            };
+            let parent = format!("{at}.{}", self.parent_member);
+            match members.get(self.parent_member) {
+                None => errors.push(parent, "is required: 0, as the parent is being created"),
+                Some(id) if id.as_i64() != Some(0) => {
+                    errors.push(parent, "must be 0: the record being created is the parent")
+                }
+                Some(_) => {}
+            }
+            // The member checks as its own create makes them, with a parent id that exists
+            // in no answer (the parent member's own error is the one above).
+            let mut placeholder = element.clone();
+            placeholder[self.parent_member] = Value::from(1);
+            if let Err(error) = (self.check)(placeholder, &at) {
+                errors.errors.extend(error.into_field_errors()?);
             }
         }
         Ok(elements)

@@ -249,6 +249,32 @@ fn an_unknown_database_scheme_is_refused_and_creates_no_file() {
 }
 
 #[test]
+fn generate_needs_a_source_for_its_dialstrings() {
+    let dir = scratch();
+    let tariff = dir.join("tariff");
+    for sources in ["0", "1001"] {
+        let refused = billing(
+            &dir,
+            &[
+                "generate",
+                "--tariff",
+                tariff.to_str().expect("path"),
+                "--sources",
+                sources,
+            ],
+            &[],
+        );
+        assert!(!refused.status.success(), "--sources {sources}");
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            said.contains("--sources") && said.contains("1..=1000"),
+            "{said}"
+        );
+        assert!(!tariff.exists(), "nothing is written");
+    }
+}
+
+#[test]
 fn generate_then_rate_a_usage_file() {
     let dir = scratch();
     let tariff = dir.join("tariff");

@@ -272,6 +272,16 @@ api_test! {
         assert_eq!(broken.error_fields(), vec!["sites[1].siteAddress.town"]);
         let mismatched = app.post("/v1/customers", customer(json!([with(embedded("East"), "/customerId", json!(w.customer))])));
         assert_eq!(mismatched.error_fields(), vec!["sites[0].customerId"]);
+        // Every error of the body in one answer: the customer's own, each element that is not
+        // an object, each site's members (as its own create names them) beside a wrong parent.
+        assert_eq!(app.post("/v1/customers", customer(json!([5, "x"]))).error_fields(), vec!["sites[0]", "sites[1]"]);
+        let empty = app.post("/v1/customers", customer(json!([{}]))).error_fields();
+        for field in ["sites[0].customerId", "sites[0].siteName", "sites[0].siteAddress", "sites[0].siteContacts"] {
+            assert!(empty.iter().any(|named| named == field), "{field} in {empty:?}");
+        }
+        let mut both = customer(json!([with(with(embedded("North"), "/customerId", json!(7)), "/siteAddress/town", json!(""))]));
+        both["customerName"] = json!(5);
+        assert_eq!(app.post("/v1/customers", both).error_fields(), vec!["customerName", "sites[0].customerId", "sites[0].siteAddress.town"]);
         assert_eq!(app.post("/v1/customers", customer(json!({ "siteName": "x" }))).error_fields(), vec!["sites"]);
         let rule = with(embedded("Two marks"), "/siteContacts/1/contactNameToAppearOnInvoice", json!(true));
         assert_eq!(app.post("/v1/customers", customer(json!([rule]))).error_fields(), vec!["sites[0].siteContacts[1].receiveInvoiceBy"]);

@@ -225,11 +225,21 @@ fn parse_create<R: Resource>(
     mut body: Value,
     prefix: &str,
 ) -> Result<(R::Input, Vec<Vec<Value>>), ApiError> {
+    let mut errors = ValidationErrors::default();
     let embedded = R::EMBEDDED
         .iter()
-        .map(|member| member.take(&mut body, prefix))
+        .map(|member| member.take(&mut body, prefix, &mut errors))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((parse_input::<R>(body, prefix, Origin::Client)?, embedded))
+    // The parent's errors and the embedded bodies' come back in one answer.
+    let input = match parse_input::<R>(body, prefix, Origin::Client) {
+        Ok(input) if errors.is_empty() => return Ok((input, embedded)),
+        Ok(_) => None,
+        Err(error) => Some(error.into_field_errors()?),
+    };
+    let mut all = ValidationErrors::default();
+    all.errors.extend(input.unwrap_or_default());
+    all.errors.extend(errors.errors);
+    Err(ApiError::validation(all))
 }
 
 /// Body → input: members checked, types checked (naming the field), garde rules checked. All
