@@ -8,6 +8,7 @@ pub mod bootstrap;
 pub mod settings;
 
 use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -72,6 +73,20 @@ fn log_opened(opened: &billing_persistence::Opened) {
             "applied migrations"
         );
     }
+}
+
+/// [`open_database`] for a batch job that reads what is there (`rate --database`, `export`):
+/// a SQLite file that does not exist is an error naming it, not a new empty database that
+/// the job would read as "no reference data" (a mistyped data directory).
+pub fn open_existing_database(settings: &DatabaseSettings) -> Result<Database, ServerError> {
+    let (backend, location) = database_config(settings).resolve()?;
+    if backend == billing_persistence::Backend::Sqlite && !Path::new(&location).exists() {
+        return Err(ServerError::Batch(format!(
+            "there is no database at {location}: this command reads an existing one (check \
+             --data-dir or DATABASE_URL; `billing migrate` or a first start creates one)"
+        )));
+    }
+    open_database(settings)
 }
 
 /// [`open_database`] without the log lines: what it opened and ran, for the caller to say.

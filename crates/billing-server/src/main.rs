@@ -7,7 +7,8 @@ use billing_server::batch::{self, BatchError};
 use billing_server::settings::{Export, Import};
 use billing_server::{
     Command, DatabaseSettings, Listeners, LogSettings, ServerError, Settings, bootstrap,
-    build_state, init_logging, open_database, open_database_reporting, serve_on, settings,
+    build_state, init_logging, open_database, open_database_reporting, open_existing_database,
+    serve_on, settings,
 };
 
 fn main() -> ExitCode {
@@ -58,7 +59,7 @@ fn main() -> ExitCode {
                     database,
                     ..
                 },
-        } => open_database(&database).and_then(|database| {
+        } => open_existing_database(&database).and_then(|database| {
             batch::reference_data::export(&database, &directory)
                 .map(|summary| eprint!("{summary}"))
                 .map_err(batch_failed)
@@ -182,7 +183,7 @@ fn rate(
             batch::tariff_csv::load(directory).map_err(batch_failed)?
         }
         TariffSource::Database(settings) => {
-            let database = open_database(settings)?;
+            let database = open_existing_database(settings)?;
             database
                 .read(billing_persistence::rating_data::load)?
                 .feed

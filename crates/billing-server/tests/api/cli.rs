@@ -249,6 +249,44 @@ fn an_unknown_database_scheme_is_refused_and_creates_no_file() {
 }
 
 #[test]
+fn rate_and_export_from_a_database_that_is_not_there_say_so() {
+    let dir = scratch();
+    let usage = dir.join("usage.csv");
+    std::fs::create_dir_all(&dir).expect("scratch");
+    std::fs::write(
+        &usage,
+        "record_id,reference_data_source_id,date,dialled_number,call_class,service_id\n",
+    )
+    .expect("usage");
+    let missing = dir.join("mistyped");
+    for args in [
+        vec![
+            "rate",
+            "--database",
+            "--input",
+            usage.to_str().expect("path"),
+        ],
+        vec![
+            "export",
+            "reference-data",
+            dir.join("out").to_str().expect("path"),
+        ],
+    ] {
+        let refused = billing(&missing, &args, &[]);
+        assert!(!refused.status.success(), "{args:?}");
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            said.contains("there is no database at") && said.contains("mistyped"),
+            "{args:?}: {said}"
+        );
+        assert!(
+            !missing.join("billing.db").exists(),
+            "{args:?}: no database was created"
+        );
+    }
+}
+
+#[test]
 fn generate_needs_a_source_for_its_dialstrings() {
     let dir = scratch();
     let tariff = dir.join("tariff");
