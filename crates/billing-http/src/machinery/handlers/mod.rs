@@ -231,15 +231,13 @@ fn parse_create<R: Resource>(
         .map(|member| member.take(&mut body, prefix, &mut errors))
         .collect::<Result<Vec<_>, _>>()?;
     // The parent's errors and the embedded bodies' come back in one answer.
-    let input = match parse_input::<R>(body, prefix, Origin::Client) {
+    let mut all = match parse_input::<R>(body, prefix, Origin::Client) {
         Ok(input) if errors.is_empty() => return Ok((input, embedded)),
-        Ok(_) => None,
-        Err(error) => Some(error.into_field_errors()?),
+        Ok(_) => Vec::new(),
+        Err(error) => error.into_field_errors()?,
     };
-    let mut all = ValidationErrors::default();
-    all.errors.extend(input.unwrap_or_default());
-    all.errors.extend(errors.errors);
-    Err(ApiError::validation(all))
+    all.extend(errors.errors);
+    Err(ApiError::validation(ValidationErrors { errors: all }))
 }
 
 /// Body → input: members checked, types checked (naming the field), garde rules checked. All
