@@ -40,16 +40,27 @@ impl ChargingUnitType {
     }
 }
 
-/// One currency symbol: a single visible character.
+/// One currency symbol: a single character that is a letter or digit of any script (`R`, `ƒ`,
+/// `৳`), a currency sign (`¥`, `₹`, `₽`: Unicode's category Sc) or a punctuation mark of the
+/// free-text set. Not what shows nothing or nothing on its own (a zero-width space, a direction
+/// override, a byte-order mark, a lone accent, a variation selector), nor a picture (`😀`).
 pub fn check_currency_symbol(field: &str, value: &str) -> Result<(), ValidationErrors> {
     let mut chars = value.chars();
     match (chars.next(), chars.next()) {
-        (Some(c), None) if !c.is_control() && !c.is_whitespace() && c != '<' && c != '>' => Ok(()),
+        (Some(c), None) if is_currency_symbol_char(c) => Ok(()),
         _ => Err(ValidationErrors::single(
             field,
-            "must be exactly 1 visible character",
+            "must be exactly 1 character: a letter, a digit, a currency sign (such as ¥ or ₹) or a punctuation mark of the text set",
         )),
     }
+}
+
+/// True when `c` may be a currency symbol ([`check_currency_symbol`]).
+pub fn is_currency_symbol_char(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    (c.is_alphanumeric() && !crate::text::is_invisible(c))
+        || c.general_category() == GeneralCategory::CurrencySymbol
+        || crate::text::TEXT_PUNCTUATION.contains(c)
 }
 
 /// Why a change to reference data is refused because of who maintains it.
@@ -86,6 +97,24 @@ mod tests {
             );
         }
         assert!(ChargingUnitType::parse("chargingUnitType", "SECONDS").is_err());
+    }
+
+    #[test]
+    fn a_currency_symbol_is_one_character_that_shows() {
+        for symbol in ["£", "$", "€", "¥", "₹", "₽", "R", "ƒ", "৳", "%"] {
+            assert!(check_currency_symbol("symbol", symbol).is_ok(), "{symbol}");
+        }
+        let refused = [
+            "", "££", "<", " ", "\u{00A0}", "\u{200B}", "\u{202E}", "\u{FEFF}", "\u{0301}",
+            "\u{FE0F}", "\u{3164}", "😀", "\u{E000}", "\u{7}",
+        ];
+        for symbol in refused {
+            assert!(
+                check_currency_symbol("symbol", symbol).is_err(),
+                "{symbol:?}"
+            );
+        }
+        insta::assert_snapshot!(check_currency_symbol("symbol", "\u{200B}").unwrap_err(), @"symbol: must be exactly 1 character: a letter, a digit, a currency sign (such as ¥ or ₹) or a punctuation mark of the text set");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use billing_domain::dates::Validity;
 use billing_domain::rating::feed::Feed;
 use chrono::NaiveDate;
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 
 use crate::DbConnection;
@@ -33,6 +34,34 @@ pub fn existing_sources(connection: &mut DbConnection, ids: &[i64]) -> Persisten
             .select(reference_data_sources::id)
             .load(connection)?)
     })
+}
+
+/// Locks, on PostgreSQL, every table an import reads to check the feed or writes, until the
+/// commit: writers of those tables wait for the import (and it for them, if they came first),
+/// readers go on (except of `dialstrings` when the feed is large enough for its indexes to be
+/// set aside: `bulk_load` needs that table alone). So the import runs at `READ COMMITTED`
+/// (`Database::write_guarded_by_locks`): nothing it checked can change before it commits. At
+/// `SERIALIZABLE` a large import's reads took so many predicate locks that, beside a busy
+/// server's other transactions, PostgreSQL ran out of shared memory for them and the import
+/// failed. SQLite's writers take turns anyway. Call it first in the transaction.
+pub fn lock_tables(connection: &mut DbConnection, feed: &Feed) -> PersistenceResult<()> {
+    let DbConnection::Postgres(postgres) = connection else {
+        return Ok(());
+    };
+    // The strongest lock first, so that a writer of the other tables that also reads
+    // dialstrings cannot hold it up halfway.
+    let dialstrings_mode = if feed.dialstrings.len() >= SET_ASIDE_FROM_ROWS {
+        "ACCESS EXCLUSIVE"
+    } else {
+        "SHARE ROW EXCLUSIVE"
+    };
+    postgres.batch_execute(&format!(
+        "LOCK TABLE {DIALSTRINGS} IN {dialstrings_mode} MODE; \
+         LOCK TABLE charge_group_categories, charge_groups, reference_data_sources, \
+         reference_data_source_charge_groups, call_classes, ignored_call_classes, \
+         ignored_service_ids IN SHARE ROW EXCLUSIVE MODE"
+    ))?;
+    Ok(())
 }
 
 /// The tables an import writes, for naming ids that collide with records it would not replace.

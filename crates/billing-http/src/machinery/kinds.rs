@@ -121,6 +121,9 @@ pub const POSTCODE_PATTERN: &str = "^[\\p{L}\\p{N}\\s@.+_-]*$";
 /// Telephone numbers: empty, or 4 to 100 letters and digits of any script, whitespace and
 /// `( ) @ & . , _ £ | -`.
 pub const TELEPHONE_PATTERN: &str = "^$|^[\\p{L}\\p{N}\\s()@&.,_£|-]{4,100}$";
+/// Currency symbols: one letter or digit of any script, currency sign or punctuation mark of the
+/// free-text set.
+pub const CURRENCY_SYMBOL_PATTERN: &str = "^[\\p{L}\\p{N}\\p{Sc}.,'&()/@#+_:;!?\"%*=\\[\\]-]$";
 /// Usernames: 1 to 100 letters and digits of any script and `. _ @ -`.
 pub const USERNAME_PATTERN: &str = "^[\\p{L}\\p{N}._@-]{1,100}$";
 
@@ -145,7 +148,7 @@ text_kind!(Digits<MIN, MAX>, FieldType::Digits { min: MIN as u32, max: MAX as u3
 text_kind!(
     Symbol,
     FieldType::Pattern {
-        pattern: "^[^\\s\\u0000-\\u001F\\u007F-\\u009F<>]$",
+        pattern: CURRENCY_SYMBOL_PATTERN,
         min: 1,
         max: 1,
         example: "£"

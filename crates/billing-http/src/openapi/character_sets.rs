@@ -6,18 +6,21 @@
 //! flag, as Spectral compiles patterns; Python's `re`), so the document spells the classes out
 //! as ranges of the Basic Multilingual
 //! Plane. The ranges make a long pattern, so each rule is one component schema (`FreeText`,
-//! `Postcode`, `TelephoneNumber`, `Username`) and a member refers to it with `allOf`, adding its
+//! `Postcode`, `TelephoneNumber`, `Username`, `CurrencySymbol`) and a member refers to it with `allOf`, adding its
 //! own lengths. Letters beyond U+FFFF (historic scripts, CJK extension B) are accepted by the
 //! service but outside the document's pattern (docs/api.md "Text").
 
 use std::sync::LazyLock;
 
+use billing_domain::reference_data::is_currency_symbol_char;
 use billing_domain::sites::codes::{is_postcode_char, is_telephone_char};
 use billing_domain::text::is_text_char;
 use billing_domain::users::is_username_char;
 use serde_json::{Map, Value, json};
 
-use crate::machinery::kinds::{POSTCODE_PATTERN, TELEPHONE_PATTERN, USERNAME_PATTERN};
+use crate::machinery::kinds::{
+    CURRENCY_SYMBOL_PATTERN, POSTCODE_PATTERN, TELEPHONE_PATTERN, USERNAME_PATTERN,
+};
 use crate::machinery::resource::FieldType;
 
 /// The longest text any rule's member takes; each member sets its own maximum below it.
@@ -34,7 +37,7 @@ struct Rule {
     allows: fn(char) -> bool,
 }
 
-const RULES: [Rule; 4] = [
+const RULES: [Rule; 5] = [
     Rule {
         kind_pattern: "",
         name: "FreeText",
@@ -62,6 +65,13 @@ const RULES: [Rule; 4] = [
         description: "1 to 100 letters and digits of any script and . _ @ -.",
         shape: ("^[", "]{1,100}$"),
         allows: is_username_char,
+    },
+    Rule {
+        kind_pattern: CURRENCY_SYMBOL_PATTERN,
+        name: "CurrencySymbol",
+        description: "One character: a letter or digit of any script, a currency sign (Unicode category Sc, such as ¥ or ₹) or one of . , ' - & ( ) / @ # + _ : ; ! ? \" £ $ € % * = [ ].",
+        shape: ("^[", "]$"),
+        allows: is_currency_symbol_char,
     },
 ];
 

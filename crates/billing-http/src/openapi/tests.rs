@@ -180,16 +180,18 @@ fn flattened(schema: &serde_json::Value, schemas: &serde_json::Value) -> serde_j
 /// Plane, exactly the characters the service's own tests accept.
 #[test]
 fn portable_patterns_agree_with_the_service_on_every_character() {
+    use billing_domain::reference_data::is_currency_symbol_char;
     use billing_domain::sites::codes::{is_postcode_char, is_telephone_char};
     use billing_domain::text::is_text_char;
     use billing_domain::users::is_username_char;
     let schemas = &crate::openapi_document()["components"]["schemas"];
     type Rule = (&'static str, fn(char) -> bool, usize);
-    let rules: [Rule; 4] = [
+    let rules: [Rule; 5] = [
         ("FreeText", is_text_char, 1),
         ("Postcode", is_postcode_char, 1),
         ("TelephoneNumber", is_telephone_char, 4),
         ("Username", is_username_char, 1),
+        ("CurrencySymbol", is_currency_symbol_char, 1),
     ];
     for (name, allows, repeat) in rules {
         let pattern = schemas[name]["pattern"].as_str().expect("a pattern");

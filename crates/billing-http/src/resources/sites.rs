@@ -110,7 +110,7 @@ impl Resource for Sites {
         let Some(end_date) = record.end_date.filter(|_| sets_end) else {
             return Err(ApiError::field(
                 header,
-                "true needs the patch to set an end date (an add or replace of /endDate)",
+                "true needs the patch to set an end date (an add, replace, copy or move into /endDate)",
             ));
         };
         // An item that starts after the end date cannot end on it: the write is refused

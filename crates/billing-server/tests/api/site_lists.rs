@@ -244,6 +244,13 @@ api_test! {
         assert_eq!(events.as_array().expect("events").len(), 2, "{events}");
         assert_eq!(events[0]["before"]["endDate"], Value::Null);
         assert_eq!(events[0]["after"]["endDate"], "2026-05-31");
+        // Any operation that writes /endDate gives the end date: a copy from /startDate too.
+        let copied = patch_with_headers(&app, &path, &[("cascade_end_date", "true")],
+            json!([{ "op": "copy", "from": "/startDate", "path": "/endDate" }]));
+        assert_eq!(copied.status, 200, "{}", copied.text);
+        for item in [&open, &later, &earlier] {
+            assert_eq!(item_end(item), "2026-01-01");
+        }
         // The OpenAPI document describes the header on the site patch.
         let document = app.get("/v1/openapi.json").json();
         let parameters = document["paths"]["/v1/sites/{id}"]["patch"]["parameters"].as_array().expect("parameters").clone();

@@ -94,6 +94,17 @@ api_test! {
         let users = reply.json();
         assert_eq!(users[0]["email"], "a1@example.com");
         assert_eq!(users[1]["active"], false);
+        // The specification sends every PATCH body as application/json-patch+json: a bulk
+        // change is taken under that type too (its body is the same array); any other is 415.
+        let labelled_patch = json!([{ "id": 2, "email": "a1-patch@example.com" }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json-patch+json", labelled_patch)));
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(app.get("/v1/users/2").json()["email"], "a1-patch@example.com");
+        let back = json!([{ "id": 2, "email": "a1@example.com" }]).to_string();
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("text/plain", back.clone())));
+        reply.assert_problem(415);
+        let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", back)));
+        assert_eq!(reply.status, 200, "{}", reply.text);
         let bad = json!([{ "id": 2, "email": "changed@example.com" }, { "id": 99, "active": false }]).to_string();
         let reply = app.send("PATCH", "/v1/users", Some(&app.admin_token), &[], Some(("application/json", bad)));
         let problem = reply.assert_problem(404);

@@ -21,7 +21,7 @@ pub async fn bulk_update<R: Resource>(
             ));
         }
     }
-    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
+    let (body, _) = read_json(&request, payload, BodyKind::BulkChanges, &state.limits).await?;
     let Value::Array(elements) = body else {
         return Err(ApiError::field(
             "body",

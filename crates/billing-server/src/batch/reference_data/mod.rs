@@ -238,7 +238,10 @@ pub fn import(
     // Imports take turns (on PostgreSQL a lock of the server; SQLite's writers take turns
     // anyway): each one starts after the one before has committed.
     let _turn = database.lock_exclusively(billing_persistence::IMPORT_LOCK_KEY)?;
-    let counts = database.write(|c| {
+    // The tables it reads and writes are locked first, so it needs no serializable snapshot
+    // (`feed_import::lock_tables`).
+    let counts = database.write_guarded_by_locks(|c| {
+        feed_import::lock_tables(c, &read.feed)?;
         let user = users::find_by_username(c, username)?
             .filter(|user| user.active)
             .ok_or_else(|| {

@@ -138,6 +138,25 @@ api_test! {
         assert_eq!(answer["results"][0]["ignoredRecordId"], ignored["id"]);
     }
 
+    fn a_dialstring_rates_on_its_own_dates_whatever_its_groups(app) {
+        // docs/rating.md: "in force" is the record's own dates; its group's dates do not narrow
+        // them, and the answer carries the group's for the client to judge.
+        let chain = reference_chain(&app);
+        let group = app.create(
+            "/v1/reference-data-source-charge-groups",
+            json!({ "name": "Ended group", "code": "END", "chargeGroupId": chain.charge_group,
+                    "referenceDataSourceId": chain.open_source, "startDate": "2026-01-01", "endDate": "2026-03-31" }),
+        )["id"].as_i64().expect("id");
+        dialstring(&app, group, "9911", "2025-06-01");
+        for on in ["2025-07-01", "2026-02-01", "2027-06-01"] {
+            let answer = lookup(&app, chain.open_source, on, json!([{ "dialledNumber": "99112" }]));
+            assert_eq!(outcomes(&answer), ["DIALSTRING"], "{on}: {answer}");
+            assert_eq!(answer["results"][0]["referenceDataSourceChargeGroupEndDate"], "2026-03-31", "{answer}");
+        }
+        let before = lookup(&app, chain.open_source, "2025-05-31", json!([{ "dialledNumber": "99112" }]));
+        assert_eq!(outcomes(&before), ["UNRATED"], "{before}");
+    }
+
     fn a_malformed_number_is_an_error_of_its_item_alone(app) {
         let chain = reference_chain(&app);
         let group = source_group(&app, &chain, "MOB");
