@@ -92,9 +92,13 @@ impl Role {
                 "Everything, including users, reference data sources and the audit trail."
             }
             Role::BillingManager => "Reads and writes customers, sites and reference data.",
-            Role::ReferenceDataManager => "Writes reference data; reads everything else but users.",
+            Role::ReferenceDataManager => {
+                "Writes reference data; reads customers and sites (not users or the audit trail)."
+            }
             Role::CustomerManager => "Writes customers and sites; reads reference data.",
-            Role::ReadOnly => "Reads everything except users.",
+            Role::ReadOnly => {
+                "Reads reference data, customers and sites (not users or the audit trail)."
+            }
         }
     }
 

@@ -64,6 +64,7 @@ impl From<DieselError> for PersistenceError {
                         PersistenceError::Unavailable(info.message().to_owned())
                     }
                     _ if is_lost_connection(info.message())
+                        || is_exhausted(info.message())
                         || info.message().contains("database is locked") =>
                     {
                         PersistenceError::Unavailable(info.message().to_owned())
@@ -93,6 +94,24 @@ fn is_lost_connection(message: &str) -> bool {
         "could not send data to server",
         "the database system is",
         "SSL SYSCALL error",
+    ];
+    SIGNS.iter().any(|sign| message.contains(sign))
+}
+
+/// What PostgreSQL and SQLite say when the database is short of something for the moment
+/// (PostgreSQL's class 53, "insufficient resources": shared memory for locks, memory,
+/// connection slots, disk; SQLite's full disk; a statement or lock wait that ran out of time).
+/// The request did nothing and may be tried again later: 503 with `Retry-After`, not 500.
+fn is_exhausted(message: &str) -> bool {
+    const SIGNS: [&str; 8] = [
+        "out of shared memory",
+        "out of memory",
+        "too many connections",
+        "remaining connection slots",
+        "No space left on device",
+        "could not extend file",
+        "database or disk is full",
+        "canceling statement due to",
     ];
     SIGNS.iter().any(|sign| message.contains(sign))
 }
@@ -136,3 +155,34 @@ impl From<r2d2::Error> for PersistenceError {
 }
 
 pub type PersistenceResult<T> = Result<T, PersistenceError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_database(message: &str) -> PersistenceError {
+        DieselError::DatabaseError(DatabaseErrorKind::Unknown, Box::new(message.to_owned())).into()
+    }
+
+    #[test]
+    fn a_database_short_of_resources_is_unavailable_not_a_fault() {
+        for message in [
+            "out of shared memory",
+            "sorry, too many clients already: too many connections for role \"billing\"",
+            "remaining connection slots are reserved for non-replication superuser connections",
+            "could not extend file \"base/16384/2619\": No space left on device",
+            "database or disk is full",
+            "canceling statement due to lock timeout",
+        ] {
+            assert_eq!(
+                from_database(message).fault(),
+                Some(StorageFault::Unavailable),
+                "{message}"
+            );
+        }
+        assert_eq!(
+            from_database("syntax error at or near \"SELEC\"").fault(),
+            None
+        );
+    }
+}

@@ -7,7 +7,11 @@
 //! as it takes them (`PageBody`, in chunks: the HTTP library asks for the next chunk only when
 //! the client has read enough of the last; a compressed answer is counted at its compressed
 //! bytes), so an answer a slow client has not read is still counted; a list whose worst case passes the whole budget takes all of it, so it runs alone.
-//! Lists wait their turn (first come, first served) instead of being refused.
+//! Lists wait their turn (first come, first served) instead of being refused. A small page
+//! (at most [`SMALL_PAGE_BYTES`] at its worst) never waits behind large ones: when the budget
+//! has no room for it at once, it takes its share from a reserve of its own
+//! ([`SMALL_PAGES_RESERVE_BYTES`], beyond the budget), so a client asking for pages of 1,000
+//! sites over and over delays another's page of currencies by nothing.
 
 use std::sync::Arc;
 
@@ -21,7 +25,14 @@ const UNIT: usize = 1024;
 pub struct ListBudget {
     permits: Arc<Semaphore>,
     units: u32,
+    small_pages: Arc<Semaphore>,
 }
+
+/// The most a page may hold at its worst to be a small one (1 MiB: a page of 100 currencies,
+/// or of one site).
+pub const SMALL_PAGE_BYTES: usize = 1024 * 1024;
+/// What small pages may hold beyond the budget when it has no room for them at once.
+pub const SMALL_PAGES_RESERVE_BYTES: usize = 16 * SMALL_PAGE_BYTES;
 
 impl ListBudget {
     pub fn new(bytes: usize) -> Self {
@@ -30,6 +41,7 @@ impl ListBudget {
         Self {
             permits: Arc::new(Semaphore::new(units as usize)),
             units,
+            small_pages: Arc::new(Semaphore::new(SMALL_PAGES_RESERVE_BYTES / UNIT)),
         }
     }
 
@@ -46,17 +58,32 @@ impl ListBudget {
     /// being built leave; the share is given back as it shrinks and when it is dropped.
     pub async fn take(&self, fields: &[Field], page_size: u32) -> Share {
         let units = self.units_for(fields, page_size);
+        let from = if units as usize * UNIT <= SMALL_PAGE_BYTES {
+            // The budget's room now, else the small pages' reserve (waiting there only behind
+            // other small pages).
+            match Arc::clone(&self.permits).try_acquire_many_owned(units) {
+                Ok(permit) => return Share(permit),
+                Err(_) => &self.small_pages,
+            }
+        } else {
+            &self.permits
+        };
         Share(
-            Arc::clone(&self.permits)
+            Arc::clone(from)
                 .acquire_many_owned(units)
                 .await
                 .expect("the list budget is never closed"),
         )
     }
 
-    /// What is left now, in bytes (for tests and metrics).
+    /// What is left of the budget now, in bytes (for tests and metrics).
     pub fn available_bytes(&self) -> usize {
         self.permits.available_permits() * UNIT
+    }
+
+    /// What is left of the small pages' reserve now, in bytes.
+    pub fn available_small_pages_bytes(&self) -> usize {
+        self.small_pages.available_permits() * UNIT
     }
 }
 

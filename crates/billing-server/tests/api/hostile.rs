@@ -84,17 +84,30 @@ api_test! {
             { "op": "replace", "path": "/name", "value": "Renamed" }
         ]));
         assert_eq!(fine.status, 200, "{}", fine.text);
-        // What an operation takes out counts too: copying 2 KB in and removing it again, 300
-        // times over (600 KB put in, never more than 2 KB at once), is not too large.
-        let mut operations = vec![json!({ "op": "add", "path": "/zz", "value": ["x".repeat(2000)] })];
-        for _ in 0..300 {
-            operations.push(json!({ "op": "copy", "from": "/zz/0", "path": "/zz/-" }));
-            operations.push(json!({ "op": "remove", "path": "/zz/1" }));
-        }
-        operations.push(json!({ "op": "remove", "path": "/zz" }));
-        operations.push(json!({ "op": "replace", "path": "/name", "value": "Renamed again" }));
-        let churned = app.patch(&path, Value::Array(operations));
+        // What an operation takes out counts too: copying 2 KB in and removing it again, 30
+        // times over (60 KB put in, never more than 4 KB at once), is not too large.
+        let churn = |times: usize| {
+            let mut operations = vec![json!({ "op": "add", "path": "/zz", "value": ["x".repeat(2000)] })];
+            for _ in 0..times {
+                operations.push(json!({ "op": "copy", "from": "/zz/0", "path": "/zz/-" }));
+                operations.push(json!({ "op": "remove", "path": "/zz/1" }));
+            }
+            operations.push(json!({ "op": "remove", "path": "/zz" }));
+            operations.push(json!({ "op": "replace", "path": "/name", "value": format!("Churned {times}") }));
+            app.patch(&path, Value::Array(operations))
+        };
+        let churned = churn(30);
         assert_eq!(churned.status, 200, "{}", churned.text);
+        // But the work of a patch is bounded whatever its size does: the same churn 300 times
+        // (1.2 MB copied and removed) passes 4 × the 64 KiB bound and is refused, naming the
+        // operation, before it has done more; nothing is written.
+        let before = app.get(&path);
+        let refused = churn(300);
+        let body = refused.assert_problem(400);
+        let field = refused.error_fields().pop().expect("a field");
+        assert!(field.starts_with('[') && field != "[0]", "{body}");
+        assert!(body["detail"].as_str().expect("detail").contains("split it into smaller patches"), "{body}");
+        assert_eq!(app.get(&path).header("etag"), before.header("etag"));
     }
 
     fn a_rating_request_stops_at_the_first_item_too_many(app) {

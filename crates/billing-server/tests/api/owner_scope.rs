@@ -23,6 +23,27 @@ pub(crate) fn restricted(app: &TestApp, name: &str, roles: &[&str], owners: &[i6
 }
 
 api_test! {
+    fn a_restricted_user_is_counted_exactly_whatever_count_it_prefers(app) {
+        // The planner's estimate is drawn from every owner's rows: a restricted user asking
+        // for it gets the exact count of what they see, and is told so.
+        let w = world(&app);
+        let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));
+        for n in 0..12 {
+            customer_of(&app, w.owner, w.cycle, &format!("Other {n}"));
+        }
+        customer_of(&app, rival_owner, w.cycle, "Rival customer 1");
+        customer_of(&app, rival_owner, w.cycle, "Rival customer 2");
+        let token = restricted(&app, "rival", &["READ_ONLY"], &[rival_owner]);
+        for prefer in ["count=planned", "count=estimated"] {
+            for method in ["GET", "HEAD"] {
+                let reply = app.send(method, "/v1/customers?page=1&pageSize=1", Some(&token), &[("Prefer", prefer)], None);
+                assert_eq!(reply.status, 200, "{prefer} {method}: {}", reply.text);
+                assert_eq!(reply.header("x-total-count"), Some("2"), "{prefer} {method}");
+                assert_eq!(reply.header("preference-applied"), Some("count=exact"), "{prefer} {method}");
+            }
+        }
+    }
+
     fn a_restricted_user_cannot_change_a_mandate_or_field_another_owners_sites_use(app) {
         let w = world(&app);
         let rival_owner = id(&app.create("/v1/contract-owners", json!({ "name": "Rival" })));

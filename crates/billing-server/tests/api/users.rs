@@ -248,7 +248,7 @@ api_test! {
         {
           "code": "REFERENCE_DATA_MANAGER",
           "name": "Reference data manager",
-          "description": "Writes reference data; reads everything else but users.",
+          "description": "Writes reference data; reads customers and sites (not users or the audit trail).",
           "permissions": [
             "REFERENCE_DATA_READ",
             "REFERENCE_DATA_WRITE",

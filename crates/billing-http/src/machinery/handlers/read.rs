@@ -4,6 +4,12 @@
 use super::*;
 use std::sync::{Arc, Mutex};
 
+use billing_auth::AuthenticatedUser;
+use billing_domain::query::ListQuery;
+use billing_persistence::DbConnection;
+
+use crate::machinery::resource::ApiResult;
+
 use crate::machinery::list_budget::Share;
 
 pub async fn list<R: Resource>(
@@ -26,9 +32,9 @@ pub async fn list<R: Resource>(
         Some(page) => Some(state.list_budget.take(R::FIELDS, page.page_size).await),
         None => None,
     };
-    let ((records, total), (pairs, params, stated)) = caller
+    let (((records, total), counted), (pairs, params, stated)) = caller
         .read(&state, R::READ, parsed, |c, caller, (_, params, _)| {
-            R::list(c, caller, &params.query)
+            list_counted::<R>(c, caller, &params.query)
         })
         .await?;
     // Without `fields`, the records are written straight to JSON text: through a
@@ -51,7 +57,7 @@ pub async fn list<R: Resource>(
     // Compressed, the answer takes the page's share along (`compression.rs`).
     response.extensions_mut().insert(page_body.answer());
     response.insert_header(("X-Total-Count", total.to_string()));
-    applied(&state, stated, &mut response);
+    applied(&state, stated.map(|_| counted), &mut response);
     if let Some(links) = link_header(&request, &pairs, page, total) {
         response.insert_header((header::LINK, links));
     }
@@ -75,9 +81,9 @@ pub async fn exists<R: Resource>(
         params.query.sort.clear();
         Ok((params, stated))
     });
-    let ((_, total), (_, stated)) = caller
+    let (((_, total), counted), (_, stated)) = caller
         .read(&state, R::READ, parsed, |c, caller, (params, _)| {
-            R::list(c, caller, &params.query)
+            list_counted::<R>(c, caller, &params.query)
         })
         .await?;
     let status = if total > 0 {
@@ -87,9 +93,27 @@ pub async fn exists<R: Resource>(
     };
     let mut response = HttpResponse::build(status);
     response.insert_header(("X-Total-Count", total.to_string()));
-    applied(&state, stated, &mut response);
+    applied(&state, stated.map(|_| counted), &mut response);
     // No `Content-Length`: a HEAD may send only the length its GET's body would have.
     Ok(response.body(actix_web::body::None::new()))
+}
+
+/// A page and its total, with the count preference it was counted by. A caller limited to some
+/// contract owners is always counted exactly: PostgreSQL's estimate is drawn from every owner's
+/// rows, and would tell them roughly how many records the others have.
+fn list_counted<R: Resource>(
+    connection: &mut DbConnection,
+    caller: &AuthenticatedUser,
+    query: &ListQuery,
+) -> ApiResult<((Vec<R::Record>, i64), CountPreference)> {
+    if query.count == CountPreference::Exact || caller.contract_owners.is_all() {
+        return Ok((R::list(connection, caller, query)?, query.count));
+    }
+    let exact = ListQuery {
+        count: CountPreference::Exact,
+        ..query.clone()
+    };
+    Ok((R::list(connection, caller, &exact)?, CountPreference::Exact))
 }
 
 /// `Preference-Applied: count=…` when the request stated a count preference: the one that

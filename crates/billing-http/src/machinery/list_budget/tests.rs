@@ -67,3 +67,34 @@ async fn pages_wait_while_what_they_may_hold_does_not_fit() {
     drop(small);
     assert_eq!(budget.available_bytes(), 64 * 1024 * 1024);
 }
+
+#[tokio::test]
+async fn a_small_page_never_waits_behind_a_large_one() {
+    let sites = site_fields();
+    let budget = ListBudget::new(64 * 1024 * 1024);
+    let running = budget.take(sites, 1000).await;
+    // A second large page waits for the first, at the head of the queue.
+    let waiting = budget.take(sites, 1000);
+    tokio::pin!(waiting);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), &mut waiting)
+            .await
+            .is_err()
+    );
+    // A page of one site is small: it is served at once, from the reserve.
+    let small = tokio::time::timeout(Duration::from_millis(50), budget.take(sites, 1))
+        .await
+        .expect("a small page does not queue behind large ones");
+    assert!(budget.available_small_pages_bytes() < SMALL_PAGES_RESERVE_BYTES);
+    drop(small);
+    assert_eq!(
+        budget.available_small_pages_bytes(),
+        SMALL_PAGES_RESERVE_BYTES
+    );
+    drop(running);
+    let next = tokio::time::timeout(Duration::from_secs(1), waiting)
+        .await
+        .expect("the large page is served once the first is done");
+    drop(next);
+    assert_eq!(budget.available_bytes(), 64 * 1024 * 1024);
+}
