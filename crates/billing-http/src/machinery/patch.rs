@@ -192,8 +192,25 @@ fn check_operations(body: &Value) -> Result<(), ApiError> {
             }
             _ => {}
         }
+        if members.get("value").is_some_and(holds_oversized_integer) {
+            errors.push(
+                at("value"),
+                "holds an integer too large: integers go from -9223372036854775808 to 18446744073709551615",
+            );
+        }
     }
     errors.into_result(|| ()).map_err(ApiError::validation)
+}
+
+/// True when `value` holds, at any depth, an integer beyond 64 bits, which the JSON reader
+/// keeps as written (arbitrary precision) but no member of any record can take.
+fn holds_oversized_integer(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => !(number.is_i64() || number.is_u64() || number.is_f64()),
+        Value::Array(elements) => elements.iter().any(holds_oversized_integer),
+        Value::Object(members) => members.values().any(holds_oversized_integer),
+        _ => false,
+    }
 }
 
 /// The operations of RFC 6902.

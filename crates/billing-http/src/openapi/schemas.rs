@@ -301,8 +301,12 @@ pub(super) fn object_schema(fields: &[Field], input: bool) -> Value {
         {
             schema["description"] = json!(format!("{} Default: `{default}`.", field.description));
         }
-        if (input && field.required)
-            || (!input && !field.nullable && field.access != Access::WriteOnly)
+        // Sent: the required members, and a write-only one (required when a record is
+        // created, and no resource that has one takes a `PUT`). Returned: every member shown,
+        // null when unset, never left out (docs/api.md); but one shown only in the answer to
+        // the create (an API key's `key`).
+        if (input && (field.required || field.access == Access::WriteOnly))
+            || (!input && field.access != Access::WriteOnly && !field.shown_once)
         {
             required.push(field.name);
         }

@@ -599,3 +599,40 @@ fn a_fields_name_is_accepted_exactly_when_the_document_offers_it() {
         }
     }
 }
+
+/// A record's schema as returned requires every member it shows, nullable ones included (the
+/// service writes `null`, never leaves a member out); a create body's requires a write-only
+/// member, which holds because no resource with one takes a `PUT` (where leaving it out keeps
+/// the stored value).
+#[test]
+fn returned_records_require_every_member_and_creates_their_write_only_ones() {
+    let document = crate::openapi_document();
+    let schemas = &document["components"]["schemas"];
+    let required = |schema: &str| -> Vec<String> {
+        schemas[schema]["required"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{schema}: required"))
+            .iter()
+            .map(|name| name.as_str().expect("a name").to_owned())
+            .collect()
+    };
+    let customer = required("Customer");
+    assert!(
+        customer.iter().any(|m| m == "endDate")
+            && customer.iter().any(|m| m == "contractOwnerSubBrandId"),
+        "{customer:?}"
+    );
+    assert!(required("User").iter().any(|m| m == "lastLoginDate"));
+    assert!(required("UserInput").iter().any(|m| m == "password"));
+    for resource in crate::resources::documentation() {
+        let write_only = resource
+            .fields
+            .iter()
+            .any(|f| f.access == crate::machinery::resource::Access::WriteOnly);
+        assert!(
+            !(write_only && resource.operations.replace),
+            "{}: a write-only member and PUT",
+            resource.path
+        );
+    }
+}

@@ -315,6 +315,12 @@ api_test! {
             "[6].from: must be a JSON Pointer: a ~ is written ~0, and a / inside a name ~1",
         ]
         "#);
+        // An integer past 64 bits, at any depth of a value, is named in plain words, with the
+        // other operations' errors.
+        let huge = r#"[{"op":"add"},{"op":"replace","path":"/name","value":99999999999999999999},{"op":"add","path":"/x","value":{"y":[1,-99999999999999999999]}}]"#;
+        let reply = app.send("PATCH", &item, Some(&app.admin_token), &[], Some(("application/json-patch+json", huge.into())));
+        assert_eq!(reply.error_fields(), vec!["[0].path", "[0].value", "[1].value", "[2].value"], "{}", reply.text);
+        assert!(reply.text.contains("holds an integer too large"), "{}", reply.text);
         // With the whole document's pointer, the other broken members are named too.
         assert_eq!(app.patch(&item, json!([{ "op": "test", "path": "" }])).error_fields(), vec!["[0].path", "[0].value"]);
         assert_eq!(app.patch(&item, json!([{ "op": "move", "from": "", "path": "" }])).error_fields(), vec!["[0].path", "[0].from"]);
@@ -330,8 +336,16 @@ api_test! {
         app.patch(&item, json!({ "op": "replace" })).assert_problem(400);
         let too_many: Vec<Value> = (0..1001).map(|_| json!({ "op": "test", "path": "/name", "value": "Calls" })).collect();
         app.patch(&item, Value::Array(too_many)).assert_problem(400);
-        let plain_json = app.send("PATCH", &item, Some(&app.admin_token), &[], Some(("application/json", "[]".into())));
-        plain_json.assert_problem(415);
+        // A JSON Patch sent as application/json is read the same (generated clients send every
+        // body so); any other type is 415.
+        let plain_json = app.send("PATCH", &item, Some(&app.admin_token), &[],
+            Some(("application/json", r#"[{"op":"replace","path":"/name","value":"Plain"}]"#.into())));
+        assert_eq!(plain_json.status, 200, "{}", plain_json.text);
+        assert_eq!(app.get(&item).json()["name"], "Plain");
+        let text = app.send("PATCH", &item, Some(&app.admin_token), &[], Some(("text/plain", "[]".into())));
+        text.assert_problem(415);
+        let merge = app.send("PATCH", &item, Some(&app.admin_token), &[], Some(("application/merge-patch+json", "{}".into())));
+        merge.assert_problem(415);
         app.patch(&format!("{PATH}/77"), json!([])).assert_problem(404);
     }
 }
