@@ -152,6 +152,9 @@ pub(super) fn type_example(field_type: &FieldType, name: &str) -> Option<Value> 
         } else {
             *minimum as f64
         }),
+        // An end date in the future: an example record is in force, so the examples that
+        // name it (a site sending its invoices to site 1) are accepted.
+        FieldType::Date if name.ends_with("EndDate") || name == "endDate" => json!("2030-12-31"),
         FieldType::Date => json!("2026-01-01"),
         FieldType::DateTime => json!("2026-01-01T09:30:00Z"),
         FieldType::Boolean => json!(true),
