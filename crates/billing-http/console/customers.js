@@ -5,7 +5,7 @@
 import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, form, heading, pagedTable, filters, like, link, status,
-  explain, when, facts, table, today, hashQuery, checkboxes, named,
+  explain, when, facts, table, today, hashQuery, checkboxes, named, stale, focusBack, closeOnEscape,
 } from './ui.js';
 import { siteForm, diffPatch, recordPicker } from './site-form.js';
 
@@ -173,9 +173,19 @@ export async function editSitePage(main, { id }) {
   const answer = await api('GET', `/v1/sites/${id}`);
   const site = answer.body;
   const siteFields = await siteForm(site);
+  // Changed elsewhere since the form was opened: the form is drawn again from the stored site.
+  const reread = async () => {
+    await editSitePage(main, { id });
+    status('Site re-read: make your change again.', 'ok');
+    main.querySelector('h1')?.focus();
+  };
   const element = form([siteFields], async () => {
     const operations = diffPatch(site, siteFields.value());
-    if (operations.length) await patch(`/v1/sites/${id}`, operations, answer.etag);
+    try {
+      if (operations.length) await patch(`/v1/sites/${id}`, operations, answer.etag);
+    } catch (error) {
+      throw stale(error, 'site', reread);
+    }
     status(operations.length ? 'Site saved.' : 'Nothing changed.', 'ok');
     location.hash = `#/sites/${id}`;
   }, { label: 'Save site', extra: link(`/sites/${id}`, 'Cancel') });
@@ -194,6 +204,19 @@ export async function sitePage(main, { id }) {
   const site = answer.body;
   const details = site.siteInvoiceDetails;
   const write = writable();
+  /**
+   * Draws the page again from the site as stored now (after an action, or to re-read a site
+   * changed elsewhere); the focus goes back to `opener` (its button drawn again) or to the
+   * page part `fallback` names (`data-part`), so that the next Tab goes on from there.
+   */
+  async function redraw(opener, fallback, said = null) {
+    await sitePage(main, { id });
+    if (said) status(said, 'ok');
+    focusBack(opener, () => main.querySelector(`[data-part="${fallback}"]`) || main.querySelector('h1'));
+  }
+  // A write refused with 412 (the site changed elsewhere since this page read it): explained,
+  // with a button that reads the site again, after which the action works.
+  const reread = (opener, fallback) => () => redraw(opener, fallback, 'Site re-read: make your change again.');
   const contacts = table([
     { title: 'Name', value: (c) => c.contactName },
     { title: 'Role', value: (c) => c.contactRole },
@@ -202,9 +225,9 @@ export async function sitePage(main, { id }) {
     { title: 'Invoices by', value: (c) => c.receiveInvoiceBy || '' },
     { title: 'Invoice contact', value: (c) => (c.contactNameToAppearOnInvoice
       ? h('strong', { class: 'badge' }, 'Invoice contact')
-      : (write ? h('button', { type: 'button', onclick: () => makeInvoiceContact(c) }, `Make ${c.contactName} the invoice contact`) : '')) },
+      : (write ? h('button', { type: 'button', onclick: (event) => makeInvoiceContact(c, event.currentTarget) }, `Make ${c.contactName} the invoice contact`) : '')) },
   ], site.siteContacts, 'Contacts');
-  async function makeInvoiceContact(contact) {
+  async function makeInvoiceContact(contact, opener) {
     const index = site.siteContacts.indexOf(contact);
     const by = contact.receiveInvoiceBy || (contact.contactEmailAddress ? 'EMAIL' : 'POST');
     try {
@@ -213,9 +236,10 @@ export async function sitePage(main, { id }) {
         { op: 'replace', path: `/siteContacts/${index}/receiveInvoiceBy`, value: by },
       ], answer.etag);
       status(`${contact.contactName} is now the invoice contact.`, 'ok');
-      await sitePage(main, { id });
+      await redraw(opener, 'contacts');
     } catch (error) {
-      status(explain(error), 'error');
+      const explained = stale(error, 'site', reread(opener, 'contacts'));
+      status(explain(explained), 'error', explained.action);
     }
   }
   const itemEditor = h('section', { class: 'panel', hidden: true, 'aria-label': 'End an inventory item' });
@@ -229,7 +253,7 @@ export async function sitePage(main, { id }) {
   // Ending or removing an item is a write of inventory items: CUSTOMERS_WRITE, as for the site.
   if (write) {
     itemColumns.push({ title: 'Actions', value: (item) => h('span', { class: 'row-actions' },
-      h('button', { type: 'button', onclick: () => endItem(main, item, inventory, itemEditor) }, `End ${itemName(item)}`),
+      h('button', { type: 'button', 'data-key': `end-item-${item.id}`, onclick: (event) => endItem(main, item, inventory, itemEditor, event.currentTarget) }, `End ${itemName(item)}`),
       h('button', { type: 'button', onclick: () => removeItem(item, inventory, itemEditor) }, `Remove ${itemName(item)}`)) });
   }
   const inventory = pagedTable(itemColumns,
@@ -256,12 +280,12 @@ export async function sitePage(main, { id }) {
       ['Purchase order', details.purchaseOrderNumber], ['Notes', details.invoiceNotes],
     ]) : h('p', {}, 'None: this site\'s invoices go to another site.'),
     details && details.invoiceAddress ? [h('h3', {}, 'Invoice address'), addressFacts(details.invoiceAddress)] : null,
-    h('h2', {}, 'Contacts'), contacts,
+    h('h2', { 'data-part': 'contacts' }, 'Contacts'), contacts,
     h('h2', {}, 'Custom fields'),
     table([{ title: 'Field', value: (f) => f.label || String(f.customFieldDefinitionId) }, { title: 'Value', value: (f) => f.value ?? '' }], site.assignedCustomFields || []),
-    h('h2', {}, 'Inventory'), inventory, write ? itemEditor : null,
+    h('h2', { 'data-part': 'inventory' }, 'Inventory'), inventory, write ? itemEditor : null,
     write ? addInventory(id, inventory) : null,
-    write ? endSite(main, id, answer) : null);
+    write ? endSite(id, answer, redraw, reread) : null);
 }
 
 /** How an inventory item is named on its buttons: its product code and id. */
@@ -273,7 +297,7 @@ function itemName(item) {
  * Opens the form that ends one inventory item: `PATCH /v1/inventory-items/{id}` adding (or
  * replacing) its `endDate`, with the ETag just read; the API's errors beside the date.
  */
-async function endItem(main, item, inventory, editor) {
+async function endItem(main, item, inventory, editor, opener) {
   let answer;
   try {
     answer = await api('GET', `/v1/inventory-items/${item.id}`);
@@ -281,14 +305,22 @@ async function endItem(main, item, inventory, editor) {
     status(explain(error), 'error');
     return;
   }
-  const close = () => { editor.hidden = true; replace(editor); };
+  // Closed (saved, Cancel or Escape): the focus goes back to the item's End button.
+  const back = () => focusBack(opener, () => main.querySelector('[data-part="inventory"]'));
+  const close = () => { editor.hidden = true; replace(editor); back(); };
+  if (!editor.dataset.escape) {
+    editor.dataset.escape = 'yes';
+    closeOnEscape(editor, () => editor.querySelector('button.cancel')?.click());
+  }
   const end = input('endDate', { type: 'date', value: answer.body.endDate || today(), required: true });
   const element = form([field(`End date of ${itemName(item)}`, end, `It starts on ${answer.body.startDate}.`)], async () => {
     await patch(`/v1/inventory-items/${item.id}`, [{ op: 'add', path: '/endDate', value: end.value || null }], answer.etag);
     status(`Inventory item ${itemName(item)} ends on ${end.value}.`, 'ok');
-    close();
-    inventory.reload();
-  }, { label: 'End item', extra: h('button', { type: 'button', onclick: close }, 'Cancel') });
+    editor.hidden = true;
+    replace(editor);
+    await inventory.reload();
+    back();
+  }, { label: 'End item', extra: h('button', { type: 'button', class: 'cancel', onclick: close }, 'Cancel') });
   element.id = 'end-item-form';
   replace(editor, h('h3', {}, `End inventory item ${itemName(item)}`), element);
   editor.hidden = false;
@@ -303,7 +335,9 @@ async function removeItem(item, inventory, editor) {
     status(`Inventory item ${itemName(item)} removed.`, 'ok');
     editor.hidden = true;
     replace(editor);
-    inventory.reload();
+    await inventory.reload();
+    // The item's buttons are gone with it: the focus goes to the inventory's heading.
+    focusBack(null, () => document.querySelector('main [data-part="inventory"]'));
   } catch (error) {
     replace(editor, h('h3', {}, `Remove inventory item ${itemName(item)}`),
       h('p', { class: 'form-error', role: 'alert' }, explain(error)));
@@ -334,16 +368,21 @@ function addInventory(siteId, inventory) {
   return h('section', { class: 'panel' }, h('h3', {}, 'Add an inventory item'), element);
 }
 
-function endSite(main, id, answer) {
+function endSite(id, answer, redraw, reread) {
   const end = input('endDate', { type: 'date', value: answer.body.endDate || today(), required: true });
   const cascade = checkboxes('cascade_end_date', 'Inventory', [['true', 'Also end its inventory items that end later or never']], ['true']);
   const element = form([field('End date', end), cascade], async () => {
+    const submit = element.querySelector('button[type="submit"]');
     const headers = cascade.values().length ? { cascade_end_date: 'true' } : {};
-    await patch(`/v1/sites/${id}`, [{ op: 'add', path: '/endDate', value: end.value || null }], answer.etag, headers);
+    try {
+      await patch(`/v1/sites/${id}`, [{ op: 'add', path: '/endDate', value: end.value || null }], answer.etag, headers);
+    } catch (error) {
+      throw stale(error, 'site', reread(submit, 'end-site'));
+    }
     status(`Site ended on ${end.value}${headers.cascade_end_date ? ', with its inventory' : ''}.`, 'ok');
-    await sitePage(main, { id });
+    await redraw(submit, 'end-site');
   }, { label: 'End site' });
   element.id = 'end-site-form';
-  return h('section', { class: 'panel' }, h('h2', {}, 'End the site'), element);
+  return h('section', { class: 'panel' }, h('h2', { 'data-part': 'end-site' }, 'End the site'), element);
 }
 

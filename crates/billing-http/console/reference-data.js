@@ -6,7 +6,7 @@
 import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, form, heading, pagedTable, filters, like, status, explain,
-  facts, today, link,
+  facts, today, link, stale, focusBack, closeOnEscape,
 } from './ui.js';
 import { diffPatch, recordPicker } from './site-form.js';
 import { GROUPS, kindOf } from './records.js';
@@ -65,12 +65,14 @@ function recordFields(kind, record) {
   return element;
 }
 
-/** A 412 explained: the source's siMaintained, or a record changed since it was read. */
-function explain412(error, kind) {
+/**
+ * A 412 explained: the source's siMaintained, or a record changed since it was read (`stale`,
+ * with `reread` offered as a button when given).
+ */
+function explain412(error, kind, reread = null) {
   if (error.status !== 412) return error;
-  const why = /siMaintained/.test(error.message) ? SI_MAINTAINED
-    : 'Someone changed the record since you opened it: reload it and make your change again.';
-  return Object.assign(new Error(`${error.message}. ${why}`), { status: 412, errors: error.errors, kind: kind.title });
+  if (!/siMaintained/.test(error.message)) return stale(error, 'record', reread);
+  return Object.assign(new Error(`${error.message}. ${SI_MAINTAINED}`), { status: 412, errors: error.errors, kind: kind.title });
 }
 
 /** The page of one kind of record of a group (`#/reference-data/dialstrings`, `#/setup/billing-cycles`). */
@@ -91,46 +93,58 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
     const first = row[kind.columns[0][0]];
     return first !== null && typeof first === 'object' ? `${first.code || first.name || ''} (${row.id})` : first;
   };
-  if (writable) columns.push({ title: 'Change', value: (row) => (mayChange(row) ? h('button', { type: 'button', onclick: () => edit(row) }, `Change ${rowName(row)}`) : 'not yours to change') });
+  if (writable) columns.push({ title: 'Change', value: (row) => (mayChange(row) ? h('button', { type: 'button', 'data-key': `change-${row.id}`, onclick: (event) => edit(row, event.currentTarget) }, `Change ${rowName(row)}`) : 'not yours to change') });
   const list = pagedTable(columns, (pageNumber, pageSize) => page(kind.path, { page: pageNumber, pageSize, sort: kind.sort, ...query }));
   const search = filters(kind.filters.map((spec) => [spec[1], filterControl(spec)]), async (values) => {
     query = Object.fromEntries(kind.filters.map(([param, , type]) => [param, filterValue(type, values[param])]));
     list.reload(true);
   });
   const editor = h('section', { class: 'panel', hidden: true, 'aria-label': 'Change a record' });
+  /** Closes the editor (Cancel, Escape): the focus goes back to the row's Change button. */
+  let closeEditor = () => {};
+  closeOnEscape(editor, () => closeEditor());
+  // Where the focus goes when the row's button is gone (the record deleted): the kind's heading.
+  const kindHeading = h('h2', {}, kind.title);
 
-  async function edit(row) {
+  async function edit(row, opener) {
     const answer = await api('GET', `${kind.path}/${row.id}`).catch((error) => { status(explain(error), 'error'); return null; });
     if (!answer) return;
     const fields = recordFields(kind, answer.body);
+    const back = () => focusBack(opener, kindHeading);
     const close = () => { editor.hidden = true; replace(editor); };
+    closeEditor = () => { close(); back(); };
+    // A record changed elsewhere since it was opened: read it again (what was typed is lost).
+    const reread = () => edit(row, opener);
     replace(editor, h('h2', {}, `Change ${kind.title.toLowerCase()} ${row.id}`), form([fields], async () => {
       const operations = diffPatch(answer.body, fields.value());
       try {
         if (operations.length) await patch(`${kind.path}/${row.id}`, operations, answer.etag);
       } catch (error) {
-        throw explain412(error, kind);
+        throw explain412(error, kind, reread);
       }
       status(operations.length ? 'Saved.' : 'Nothing changed.', 'ok');
       close();
-      list.reload();
+      await list.reload();
+      back();
     }, { label: 'Save', extra: [
-      h('button', { type: 'button', onclick: () => remove(row, answer.etag, close) }, 'Delete'),
-      h('button', { type: 'button', onclick: close }, 'Cancel'),
+      h('button', { type: 'button', onclick: () => remove(row, answer.etag, close, back, reread) }, 'Delete'),
+      h('button', { type: 'button', onclick: () => closeEditor() }, 'Cancel'),
     ] }));
     editor.hidden = false;
-    editor.querySelector('input, select').focus();
+    editor.querySelector('input:not(:disabled), select:not(:disabled)')?.focus();
   }
 
-  async function remove(row, etag, close) {
+  async function remove(row, etag, close, back, reread) {
     if (!window.confirm(`Delete ${kind.title.toLowerCase()} ${row.id}?`)) return;
     try {
       await api('DELETE', `${kind.path}/${row.id}`, { headers: { 'If-Match': etag } });
       status('Deleted.', 'ok');
       close();
-      list.reload();
+      await list.reload();
+      back();
     } catch (error) {
-      status(explain(explain412(error, kind)), 'error');
+      const explained = explain412(error, kind, reread);
+      status(explain(explained), 'error', explained.action);
     }
   }
 
@@ -151,7 +165,7 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
   replace(main, heading(group.title),
     h('nav', { 'aria-label': `Kinds of ${group.title.toLowerCase()}`, class: 'tabs' }, h('ul', {}, Object.entries(KINDS).map(([key, other]) =>
       h('li', {}, h('a', { href: `#/${groupName}/${key}`, 'aria-current': key === name ? 'page' : null }, other.title))))),
-    h('h2', {}, kind.title),
+    kindHeading,
     kind.si ? h('p', { class: 'hint' }, 'Records of a source maintained by the operator\'s feed (siMaintained = true) cannot be changed here: the API answers 412.') : null,
     writable ? null : h('p', { class: 'hint' }, 'Your roles let you read these records, not change them.'),
     search, list, editor, creator);

@@ -209,6 +209,13 @@ export function showProblem(element, error) {
     } else {
       box.replaceChildren(h('p', {}, 'Please correct the fields marked below.'));
     }
+    // What the user can do about it (re-read a record changed elsewhere), beside the words.
+    const button = actionButton(error.action);
+    if (button) {
+      box.appendChild(h('p', {}, button));
+      button.focus();
+      return;
+    }
   }
   // The first field in error in the order of the form, whatever the order of the errors: its
   // control, or for a group (a fieldset of checkboxes, a block of fields) its first visible
@@ -226,6 +233,8 @@ function focusable(node) {
 /** A sentence for a Problem (or any error), with what the status means for an operator. */
 export function explain(error) {
   const message = error.message || String(error);
+  // An error the console has already put in plain words (`stale`, the sign-in throttle).
+  if (error.explained) return message;
   switch (error.status) {
     case 403: return `Not allowed: ${message}`;
     case 409: return `Conflict: ${message}`;
@@ -235,12 +244,85 @@ export function explain(error) {
   }
 }
 
-/** Shows a line in the status bar (polite live region). */
-export function status(text, kind = 'info') {
+/** How long `Retry-After` seconds are, for a person: seconds up to 90, else whole minutes (rounded up). */
+export function waitText(retryAfter) {
+  const seconds = Math.max(1, Math.ceil(Number(retryAfter) || 0));
+  if (seconds <= 90) return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minutes`;
+}
+
+/**
+ * A 412 in plain words: the record (`what`: "site", "record") was changed by someone else
+ * since the page read it, so the ETag the change was sent with is out of date. `reread`, when
+ * given, is offered as a button beside the explanation (`{label, run}`): it reads the record
+ * again, after which the change can be made. Any other error is returned as it is.
+ */
+export function stale(error, what, reread = null) {
+  if (error.status !== 412) return error;
+  return Object.assign(new Error(`This ${what} was changed by someone else since you opened it: `
+    + `re-read it${reread ? ' with the button here' : ''}, then make your change again.`), {
+    status: 412, explained: true, errors: [], action: reread ? { label: `Re-read the ${what}`, run: reread } : null,
+  });
+}
+
+/** A button for an error's `action` (`{label, run}`), or null. */
+function actionButton(action) {
+  return action ? h('button', { type: 'button', class: 'action', onclick: action.run }, action.label) : null;
+}
+
+/**
+ * Shows a line in the status bar (polite live region); `action` (`{label, run}`) adds a button
+ * after it, which gets the focus (a keyboard user would not find it otherwise).
+ */
+export function status(text, kind = 'info', action = null) {
   const bar = document.getElementById('status');
   bar.className = `status ${kind}`;
-  bar.textContent = text;
+  const button = actionButton(action);
+  bar.replaceChildren(text, ...(button ? [' ', button] : []));
   bar.dataset.at = String(Date.now());
+  button?.focus();
+}
+
+/**
+ * Gives the focus back when an editor closes or a part of the page is drawn again, so that the
+ * next Tab goes on from where the user was (not from the top of the page): to `opener` (the
+ * control that opened the editor or started the action) if it is still in the page and shown;
+ * else to a shown control of the same kind and key or name (a row's button drawn again by a
+ * reload);
+ * else to `fallback` (an element, or a function giving one, e.g. the heading of the section),
+ * made focusable if it is not. Does nothing when the focus is already somewhere else in use.
+ */
+export function focusBack(opener, fallback = null) {
+  const active = document.activeElement;
+  if (active && active !== document.body && active !== opener && active.isConnected && shown(active)) return;
+  const usable = (node) => node && node.isConnected && shown(node) && !node.disabled && !node.closest('[hidden]');
+  let target = usable(opener) ? opener : null;
+  if (!target && opener) {
+    // Drawn again: the control with the same key (`data-key`, a row's record id: its name may
+    // have changed, "Deactivate" now "Reactivate"), else the same name.
+    const name = opener.textContent.trim();
+    const key = opener.dataset.key;
+    const root = document.getElementById('main') || document.body;
+    target = [...root.querySelectorAll(opener.tagName)].find((node) => (key ? node.dataset.key === key : node.textContent.trim() === name) && usable(node)) || null;
+  }
+  if (!target) {
+    const node = typeof fallback === 'function' ? fallback() : fallback;
+    if (node && node.isConnected) {
+      if (!node.matches('a[href], button, input, select, textarea, [tabindex]')) node.setAttribute('tabindex', '-1');
+      target = node;
+    }
+  }
+  target?.focus();
+}
+
+/** `close()` when Escape is pressed inside `element` (an open editor). */
+export function closeOnEscape(element, close) {
+  element.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || event.defaultPrevented || element.hidden) return;
+    event.preventDefault();
+    close();
+  });
 }
 
 /** Clears the status bar unless it was written in the last moments (by the action that led here). */

@@ -3,7 +3,7 @@
 import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, checkboxes, form, heading, pagedTable, filters, like,
-  status, explain, when, copy, table, debounce,
+  status, explain, when, copy, table, debounce, focusBack, closeOnEscape, named,
 } from './ui.js';
 
 const PASSWORD_RULES = 'At least 12 and at most 128 characters, any characters (not only spaces). '
@@ -54,13 +54,16 @@ export async function usersPage(main) {
     { title: 'Active', value: (user) => (user.active ? 'yes' : 'no') },
     { title: 'Last sign-in', value: (user) => when(user.lastLoginDate) },
     { title: 'Actions', value: (user) => h('span', { class: 'row-actions' },
-      h('button', { type: 'button', onclick: () => setActive(user, !user.active) }, `${user.active ? 'Deactivate' : 'Reactivate'} ${user.username}`),
-      h('button', { type: 'button', onclick: () => editRoles(user) }, `Change roles of ${user.username}`)) },
+      h('button', { type: 'button', 'data-key': `active-${user.id}`, onclick: (event) => setActive(user, !user.active, event.currentTarget) }, `${user.active ? 'Deactivate' : 'Reactivate'} ${user.username}`),
+      h('button', { type: 'button', 'data-key': `roles-${user.id}`, onclick: (event) => editRoles(user, event.currentTarget) }, `Change roles of ${user.username}`)) },
   ];
   const list = pagedTable(columns, (pageNumber, pageSize) => page('/v1/users', { page: pageNumber, pageSize, sort: 'username', ...query }));
   const editor = h('section', { 'aria-label': 'Change roles', class: 'panel', hidden: true });
+  /** Closes the roles editor; the focus goes back to the button that opened it (else the heading). */
+  let closeEditor = () => {};
+  closeOnEscape(editor, () => closeEditor());
 
-  async function setActive(user, active) {
+  async function setActive(user, active, opener) {
     if (!active && user.id === currentUser().userId
       && !window.confirm(`Deactivate yourself (${user.username})? You are signed out everywhere at once, this console included, and cannot sign in again until another administrator reactivates you.`)) {
       return;
@@ -69,15 +72,19 @@ export async function usersPage(main) {
       const current = await api('GET', `/v1/users/${user.id}`);
       await patch(`/v1/users/${user.id}`, [{ op: 'replace', path: '/active', value: active }], current.etag);
       status(`${user.username} is ${active ? 'active again' : 'deactivated (signed out everywhere)'}.`, 'ok');
-      list.reload();
+      await list.reload();
+      // The row's button now says the opposite: the focus goes to it (same key, new name).
+      focusBack(opener, () => main.querySelector('h1'));
     } catch (error) {
       status(explain(error), 'error');
     }
   }
 
-  function editRoles(user) {
+  function editRoles(user, opener) {
     const roleBoxes = checkboxes('roles', `Roles of ${user.username}`, roleCodes, user.roles);
     const owners = contractOwnerPicker(user.contractOwnerIds);
+    const back = () => focusBack(opener, () => main.querySelector('h1'));
+    closeEditor = () => { editor.hidden = true; back(); };
     replace(editor, h('h2', {}, `Change roles of ${user.username}`), form([roleBoxes, owners], async () => {
       const current = await api('GET', `/v1/users/${user.id}`);
       await patch(`/v1/users/${user.id}`, [
@@ -86,8 +93,9 @@ export async function usersPage(main) {
       ], current.etag);
       editor.hidden = true;
       status(`Roles of ${user.username} changed.`, 'ok');
-      list.reload();
-    }, { label: 'Save roles', extra: h('button', { type: 'button', onclick: () => { editor.hidden = true; } }, 'Cancel') }));
+      await list.reload();
+      back();
+    }, { label: 'Save roles', extra: h('button', { type: 'button', onclick: () => closeEditor() }, 'Cancel') }));
     editor.hidden = false;
     roleBoxes.querySelector('input').focus();
   }
@@ -164,7 +172,8 @@ export async function apiKeysPage(main) {
       // The key shown once is no use any more: it goes with its revocation.
       if (shown.dataset.keyId === String(key.id)) hideKey();
       status(`API key ${key.name} revoked.`, 'ok');
-      list.reload();
+      await list.reload();
+      focusBack(null, () => main.querySelector('h1'));
     } catch (error) {
       status(explain(error), 'error');
     }
@@ -174,6 +183,8 @@ export async function apiKeysPage(main) {
     replace(shown);
     shown.hidden = true;
     delete shown.dataset.keyId;
+    // Back to the button that created the key, ready for the next one.
+    focusBack(createForm.querySelector('button[type="submit"]'), () => main.querySelector('h1'));
   }
   const name = input('name', { required: true });
   // The roles offered are those of the user the key is for: a key holds some or all of them.
