@@ -3,7 +3,7 @@
 // member's path (`siteAddress.postcode`, `siteContacts[1].contactEmailAddress`) so that the
 // service's own field errors land beside the field they name.
 
-import { api, page } from './api.js';
+import { api, page, nameOf } from './api.js';
 import { h, replace, field, input, select, like, today, debounce } from './ui.js';
 
 export const CONTACT_ROLES = ['ACCOUNTS', 'TECHNICAL', 'SALES', 'GENERAL'];
@@ -24,9 +24,14 @@ function number(control) {
   return value === '' ? null : Number(value);
 }
 
-/** A select of records of `path`, a page at a time, refined by a search box on `searchOn`. */
-export function recordPicker(name, label, path, { searchOn, show, value = null, params = {}, only = null }) {
+/**
+ * A select of records of `path`, a page at a time, refined by a search box on `searchOn`. A
+ * chosen record the page does not hold (beyond the first 50) is read by its id for its name.
+ * `fixed` (with `hint`): the choice is shown but cannot be changed (no search box).
+ */
+export function recordPicker(name, label, path, { searchOn, show, value = null, params = {}, only = null, fixed = false, hint = null }) {
   const list = select(name, [], { blank: '(choose)' });
+  list.disabled = fixed;
   const search = input(`${name}Search`, { type: 'search', placeholder: 'contains…' });
   let latest = 0;
   async function load() {
@@ -38,13 +43,20 @@ export function recordPicker(name, label, path, { searchOn, show, value = null, 
     if (mine !== latest) return; // a later search's answer wins, whenever this one arrives
     const chosen = list.value || (value === null ? '' : String(value));
     const options = rows.map((row) => [String(row.id), `${show(row)} (${row.id})`]);
-    if (chosen && !options.some(([id]) => id === chosen)) options.unshift([chosen, `#${chosen}`]);
-    replace(list, h('option', { value: '' }, '(choose)'),
+    let missing = null;
+    if (chosen && !options.some(([id]) => id === chosen)) {
+      missing = h('option', { value: chosen, selected: true }, `#${chosen}`);
+      // `#2` until its name is read (`#2` stays if the user may not read it).
+      const known = await nameOf(path, chosen, show);
+      if (mine !== latest) return;
+      if (!String(known).startsWith('#')) missing.textContent = `${known} (${chosen})`;
+    }
+    replace(list, h('option', { value: '' }, '(choose)'), missing,
       options.map(([id, text]) => h('option', { value: id, selected: id === chosen }, text)));
   }
   search.addEventListener('input', debounce(() => { load().catch(() => {}); }));
   const ready = load().catch(() => {});
-  const element = h('div', { class: 'picker grid' }, only ? null : field(`Find ${label.toLowerCase()}`, search), field(label, list));
+  const element = h('div', { class: 'picker grid' }, only || fixed ? null : field(`Find ${label.toLowerCase()}`, search), field(label, list, hint));
   element.control = list;
   element.ready = ready;
   return element;
@@ -191,7 +203,13 @@ export async function siteForm(site, { customerId = null } = {}) {
   // "siteInvoiceDetails: is required unless siteIdReceivingInvoice names…" (no receiving site
   // given) is shown beside the receiving site.
   const receiving = input('siteIdReceivingInvoice', { type: 'number', min: 1, value: s.siteIdReceivingInvoice, 'data-errors-for': 'siteInvoiceDetails' });
-  const template = recordPicker('siteInvoiceDetails.invoiceTemplateId', 'Invoice template', '/v1/invoice-templates', { searchOn: 'name', show: (row) => row.name, value: details.invoiceTemplateId, params: { type: 'INVOICE' } });
+  // The API sets a site's invoice template on creation only (of its invoice details): once
+  // stored it is shown, not offered.
+  const templateFixed = !!(site && s.siteInvoiceDetails);
+  const template = recordPicker('siteInvoiceDetails.invoiceTemplateId', 'Invoice template', '/v1/invoice-templates', {
+    searchOn: 'name', show: (row) => row.name, value: details.invoiceTemplateId, params: { type: 'INVOICE' },
+    fixed: templateFixed, hint: templateFixed ? 'Set on creation only: it cannot be changed.' : null,
+  });
   const method = select('siteInvoiceDetails.paymentMethod', PAYMENT_METHODS, { value: details.paymentMethod || 'CHEQUE' });
   const terms = input('siteInvoiceDetails.paymentTermsInDays', { type: 'number', min: 0, max: 365, value: details.paymentTermsInDays ?? (site ? '' : 30) });
   const day = input('siteInvoiceDetails.preferredPaymentDay', { type: 'number', min: 1, max: 28, value: details.preferredPaymentDay });
