@@ -150,7 +150,7 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
 
   let creator = null;
   if (mayCreate) {
-    const fields = recordFields(kind, null);
+    let fields = recordFields(kind, null);
     const createForm = form([fields], async () => {
       try {
         await api('POST', kind.path, { body: fields.value() });
@@ -158,6 +158,10 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
         throw explain412(error, kind);
       }
       status('Created.', 'ok');
+      // A fresh form for the next record (the start date back to today, choices to the first).
+      const fresh = recordFields(kind, null);
+      fields.replaceWith(fresh);
+      fields = fresh;
       list.reload(true);
     }, { label: 'Create' });
     creator = h('section', { class: 'panel' }, h('h2', {}, `New: ${kind.title.toLowerCase()}`), createForm);

@@ -39,6 +39,13 @@ function contractOwnerPicker(chosen = []) {
     field('Find contract owners', search),
     field('Contract owners (none chosen: every contract owner; not for administrators)', list));
   element.values = () => [...list.selectedOptions].map((option) => Number(option.value));
+  /** Back to no choice and the unfiltered list (after its form was reset: the box is empty). */
+  element.reset = () => {
+    search.value = '';
+    selected.clear();
+    for (const option of list.options) option.selected = false;
+    return load().catch(() => {});
+  };
   return element;
 }
 
@@ -126,10 +133,19 @@ export async function usersPage(main) {
   ], async () => {
     const body = { username: username.value.trim(), password: password.value, roles: newRoles.values(), contractOwnerIds: owners.values() };
     if (email.value.trim()) body.email = email.value.trim();
-    const created = await api('POST', '/v1/users', { body });
+    let created;
+    try {
+      created = await api('POST', '/v1/users', { body });
+    } catch (error) {
+      // The username is taken: said beside the username, like any other field error.
+      if (error.status === 409 && !error.errors.length) error.errors = [{ field: 'username', message: error.message }];
+      throw error;
+    }
     password.value = '';
     status(`User ${created.body.username} created.`, 'ok');
     createForm.reset();
+    // reset() empties the search box: the list of contract owners is unfiltered again.
+    owners.reset();
     list.reload(true);
   }, { label: 'Create user' });
 
