@@ -2,7 +2,7 @@
 // `#/users`, names the page; it never reaches the server and never holds a secret).
 
 import { signIn, signOut, onSessionChange, currentUser, can } from './api.js';
-import { h, replace, field, input, form, heading, status, explain, fadeStatus, clearStatus } from './ui.js';
+import { h, replace, field, input, form, heading, status, explain, fadeStatus, clearStatus, waitText } from './ui.js';
 import { usersPage, rolesPage, apiKeysPage } from './users.js';
 import { customersPage, customerPage, sitesPage, sitePage, newSitePage, editSitePage } from './customers.js';
 import { recordsPage, ratingPage } from './reference-data.js';
@@ -164,7 +164,16 @@ function signInPage(message) {
     field('Username', username),
     field('Password', password),
   ], async () => {
-    await signIn(username.value.trim(), password.value);
+    try {
+      await signIn(username.value.trim(), password.value);
+    } catch (error) {
+      // The throttle in one sentence, in place of the API's detail (which names the header).
+      if (error.status === 429) {
+        const wait = error.retryAfter ? `try again in ${waitText(error.retryAfter)}` : 'try again later';
+        throw Object.assign(new Error(`Too many failed sign-ins for this username or from this address: ${wait}.`), { status: 429, explained: true, errors: [] });
+      }
+      throw error;
+    }
     password.value = '';
     status(`Signed in as ${currentUser().username}.`, 'ok');
     if (!currentRoute()) location.replace(`#${firstSection()}`);

@@ -239,7 +239,7 @@ export function explain(error) {
     case 403: return `Not allowed: ${message}`;
     case 409: return `Conflict: ${message}`;
     case 412: return `Refused (412 Precondition Failed): ${message}`;
-    case 429: return `Too many attempts: ${message}${error.retryAfter ? ` Try again in ${error.retryAfter} s.` : ''}`;
+    case 429: return `Too many requests: ${error.retryAfter ? `try again in ${waitText(error.retryAfter)}` : message}.`;
     default: return message;
   }
 }
