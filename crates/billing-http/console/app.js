@@ -77,6 +77,8 @@ function renderNav() {
     h('li', {}, h('a', {
       href: `#${section.route}`,
       'aria-current': route.startsWith(section.route.split('/').slice(0, 2).join('/')) ? 'page' : null,
+      // Its bold width is reserved (console.css), so the current section's bold moves nothing.
+      'data-label': section.label,
     }, section.label)))) : null);
   who.textContent = me ? `${me.username} (${me.roles.join(', ')}${me.contractOwnerIds.length ? `; contract owners ${me.contractOwnerIds.join(', ')}` : ''})` : '';
   signOutButton.hidden = !me;
