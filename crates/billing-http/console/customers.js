@@ -93,6 +93,8 @@ export async function customerPage(main, { id }) {
 
 function siteColumns() {
   return [
+    // The id: the site form asks for the site receiving the invoices by it.
+    { title: 'Id', value: (s) => String(s.id) },
     { title: 'Site', value: (s) => link(`/sites/${s.id}`, s.siteName) },
     { title: 'Reference', value: (s) => s.siteReference },
     { title: 'Customer', value: (s) => named('/v1/customers', s.customerId, (r) => r.customerName, `/customers/${s.customerId}`) },

@@ -88,7 +88,9 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
   const mayChange = (row) => writable && (!limitedTo.length || limitedTo.includes(kind.ownerOf(row)));
   const mayCreate = writable && !limitedTo.length;
   let query = {};
-  const columns = kind.columns.map(([member, title, show]) => ({ title, value: (row) => (show ? show(row[member]) : String(row[member] ?? '')) }));
+  // The id first: the forms of other kinds ask for it (a source id, a charge group id).
+  const columns = [{ title: 'Id', value: (row) => String(row.id) },
+    ...kind.columns.map(([member, title, show]) => ({ title, value: (row) => (show ? show(row[member]) : String(row[member] ?? '')) }))];
   const rowName = (row) => {
     const first = row[kind.columns[0][0]];
     return first !== null && typeof first === 'object' ? `${first.code || first.name || ''} (${row.id})` : first;

@@ -235,7 +235,7 @@ export async function siteForm(site, { customerId = null } = {}) {
         h('span', { class: 'check' }, routeOwn, h('label', { for: routeOwn.id }, 'sent from this site (its own invoice details)')),
         h('span', { class: 'check' }, routeOther, h('label', { for: routeOther.id }, 'consolidated to another site')),
         h('p', { class: 'error', 'aria-live': 'polite' })),
-      field('Site receiving the invoices (id)', receiving),
+      field('Site receiving the invoices (id)', receiving, 'The sites list shows each site\'s id.'),
       detailsBox),
     contacts, custom);
   function syncRoute() {

@@ -54,10 +54,13 @@ export async function usersPage(main) {
   const roleCodes = allRoles.map((role) => [role.code, `${role.name} (${role.code})`]);
   let query = {};
   const columns = [
+    { title: 'Id', value: (user) => String(user.id) },
     { title: 'Username', value: (user) => user.username },
     { title: 'E-mail', value: (user) => user.email || '' },
     { title: 'Roles', value: (user) => user.roles.join(', ') },
-    { title: 'Contract owners', value: (user) => (user.contractOwnerIds.length ? user.contractOwnerIds.join(', ') : 'all') },
+    { title: 'Contract owners', value: (user) => (user.contractOwnerIds.length
+      ? h('span', {}, user.contractOwnerIds.map((id, index) => [index ? ', ' : '', named('/v1/contract-owners', id, (r) => r.name)]))
+      : 'all') },
     { title: 'Active', value: (user) => (user.active ? 'yes' : 'no') },
     { title: 'Last sign-in', value: (user) => when(user.lastLoginDate) },
     { title: 'Actions', value: (user) => h('span', { class: 'row-actions' },
@@ -172,7 +175,9 @@ export async function apiKeysPage(main) {
   const columns = [
     { title: 'Name', value: (key) => key.name },
     { title: 'Starts with', value: (key) => h('code', {}, key.keyPrefix) },
-    { title: 'User', value: (key) => String(key.userId) },
+    // The user's name: the signed-in user's own is known; an administrator may read the others'.
+    { title: 'User', value: (key) => (key.userId === me.userId ? `${me.username} (${key.userId})`
+      : admin ? named('/v1/users', key.userId, (r) => r.username) : String(key.userId)) },
     { title: 'Roles', value: (key) => key.roles.join(', ') },
     { title: 'Created', value: (key) => when(key.createdDate) },
     { title: 'Last used', value: (key) => when(key.lastUsedAt) || 'never' },
@@ -221,7 +226,7 @@ export async function apiKeysPage(main) {
   });
   const createForm = form([
     field('Name', name, 'What the key is for, e.g. "nightly export".'),
-    userId ? field('For user id (empty: yourself)', userId) : null,
+    userId ? field('For user id (empty: yourself)', userId, 'The users list shows each user\'s id.') : null,
     rolesSlot,
   ], async () => {
     const body = { name: name.value.trim() };
