@@ -31,6 +31,19 @@ await check('a wrong password is refused with the API\'s message', async () => {
   await page.locator('.form-error', { hasText: 'invalid username or password' }).waitFor();
 });
 
+await check('the sign-in throttle is said in one sentence, the wait in minutes', async () => {
+  // A username no one has: its five failures throttle only it (the address allows 20).
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    expect((await call('POST', '/v1/authenticate', null, { username: 'nobody-at-all', password: 'not-the-password' })).status === 401, 'a failure was not 401');
+  }
+  await page.getByLabel('Username', { exact: true }).fill('nobody-at-all');
+  await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const said = page.locator('#sign-in .form-error', { hasText: 'Too many failed sign-ins' });
+  await said.waitFor();
+  expect(/^Too many failed sign-ins [^.]*: try again in 15 minutes\.$/.test(await said.textContent()), `the throttle: ${await said.textContent()}`);
+});
+
 await check('sign in as the administrator; no token in storage or in the URL', async () => {
   await signInAs('admin', adminPassword);
   const stored = await page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length);
@@ -55,6 +68,9 @@ await check('create a user limited to one contract owner', async () => {
   expect(focused, 'the roles in error are not focused');
   await form.getByLabel('Password', { exact: true }).fill('short');
   await form.getByLabel('Customer manager (CUSTOMER_MANAGER)').check();
+  const owners = form.getByLabel(/^Contract owners/).locator('option');
+  await form.getByLabel('Find contract owners').fill('acme');
+  await page.waitForFunction(() => document.querySelectorAll('select[data-field="contractOwnerIds"] option').length === 1);
   await form.getByLabel(/^Contract owners/).selectOption({ label: `Acme Telecom (${data.acme.id})` });
   await form.getByRole('button', { name: 'Create user' }).click();
   await form.locator('.field:has([data-field="password"]) .error').filter({ hasText: /12/ }).waitFor();
@@ -63,7 +79,37 @@ await check('create a user limited to one contract owner', async () => {
   await page.getByRole('cell', { name: 'limited', exact: true }).waitFor();
   const users = await must('GET', '/v1/users?page=1&pageSize=10&username=limited', data.admin);
   expect(users.length === 1 && users[0].contractOwnerIds[0] === data.acme.id, JSON.stringify(users));
+  // The form is empty again, and so is the owners' search: the list is no longer filtered.
+  await page.waitForFunction(() => document.querySelectorAll('select[data-field="contractOwnerIds"] option').length === 2);
+  expect(await owners.count() === 2, 'the contract owners are still filtered by the emptied search');
+  // The contract owners column names them; the id column gives the ids other forms ask for.
+  await page.getByRole('cell', { name: `Acme Telecom (${data.acme.id})`, exact: true }).waitFor();
+  await page.getByRole('cell', { name: String(users[0].id), exact: true }).waitFor();
   await shot('users');
+  // A username already taken: the API's 409 beside the username, which gets the focus.
+  await form.getByLabel('Username', { exact: true }).fill('limited');
+  await form.getByLabel('Password', { exact: true }).fill(LIMITED_PASSWORD);
+  await form.getByLabel('Read only (READ_ONLY)').check();
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await form.locator('.field:has([data-field="username"]) .error').filter({ hasText: /./ }).waitFor();
+  expect(await page.evaluate(() => document.activeElement?.dataset.field === 'username'), 'the username in error is not focused');
+  await form.getByLabel('Read only (READ_ONLY)').uncheck();
+});
+
+await check('the focus comes back to the button that opened the roles editor (Save roles, Cancel, Escape)', async () => {
+  const focusedOn = (text) => page.waitForFunction((wanted) => document.activeElement?.textContent === wanted, text);
+  await page.getByRole('button', { name: 'Change roles of limited' }).click();
+  await page.getByRole('button', { name: 'Save roles' }).click();
+  await page.locator('#status', { hasText: 'Roles of limited changed.' }).waitFor();
+  await focusedOn('Change roles of limited');
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+  await focusedOn('Change roles of limited');
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Save roles' }).waitFor();
+  await page.keyboard.press('Escape');
+  await focusedOn('Change roles of limited');
+  expect(await page.getByRole('button', { name: 'Save roles' }).isHidden(), 'Escape left the roles editor open');
 });
 
 await check('deactivate and reactivate the user', async () => {
@@ -102,6 +148,8 @@ await check('create an API key: shown once, with a copy button; it works', async
   expect(answer.status === 200, `the key is refused: ${answer.status}`);
   await page.getByRole('button', { name: 'I have stored it: hide the key' }).click();
   expect(await page.getByLabel('API key', { exact: true }).count() === 0, 'the key is still shown');
+  // The keyboard user goes on from the button that created the key, not from the top.
+  expect(await page.evaluate(() => document.activeElement?.textContent) === 'Create API key', 'the focus is lost after hiding the key');
   // A key revoked while still shown is no longer shown.
   await page.getByLabel('Name', { exact: true }).fill('temporary');
   await page.getByRole('button', { name: 'Create API key' }).click();
@@ -183,9 +231,30 @@ await check('move the invoice contact from Ann to Ben (a double click sends one 
   expect(!ann.contactNameToAppearOnInvoice && ben.contactNameToAppearOnInvoice && ben.receiveInvoiceBy === 'POST', JSON.stringify(site.siteContacts));
 });
 
+await check('a site changed elsewhere: an action is refused with a plain explanation and a button that re-reads the site; then it works', async () => {
+  const changed = await call('PATCH', `/v1/sites/${siteId}`, data.admin,
+    [{ op: 'replace', path: '/matchmakerMatchingTag', value: 'TAG-1' }], 'application/json-patch+json');
+  expect(changed.status === 200, `changing the site through the API: ${changed.status}`);
+  await page.getByRole('button', { name: 'Make Ann the invoice contact' }).click();
+  await page.locator('#status', { hasText: 'This site was changed by someone else since you opened it' }).waitFor();
+  expect(!/412|If-Match/.test(await page.locator('#status').textContent()), `raw: ${await page.locator('#status').textContent()}`);
+  // The focus is on the way out: the button that reads the site again.
+  expect(await page.evaluate(() => document.activeElement?.textContent) === 'Re-read the site', 'the re-read button is not focused');
+  await page.keyboard.press('Enter');
+  await page.locator('.facts dd', { hasText: 'TAG-1' }).waitFor();
+  await page.getByRole('button', { name: 'Make Ann the invoice contact' }).click();
+  await page.getByRole('button', { name: 'Make Ben the invoice contact' }).waitFor();
+  await page.getByRole('button', { name: 'Make Ben the invoice contact' }).click();
+  await page.getByRole('button', { name: 'Make Ann the invoice contact' }).waitFor();
+  const site = await must('GET', `/v1/sites/${siteId}`, data.admin);
+  expect(site.siteContacts[1].contactNameToAppearOnInvoice, JSON.stringify(site.siteContacts));
+});
+
 await check('edit the site: a field error from a patch; the town and the payment method (a mandate, its status shown) changed', async () => {
   await page.getByRole('link', { name: 'Change this site' }).click();
   await page.getByRole('heading', { name: 'Change site Head office' }).waitFor();
+  // The API sets the invoice template on creation only: shown, not offered.
+  expect(await page.getByLabel('Invoice template', { exact: true }).isDisabled(), 'the invoice template can be changed');
   await page.getByLabel('Town').fill('');
   await page.getByRole('button', { name: 'Save site' }).click();
   await errorBeside('siteAddress.town').filter({ hasText: /./ }).waitFor();
@@ -218,7 +287,16 @@ await check('add inventory; end one item (a refused date beside the field) and r
   const name = (product) => `${product} (${added[product].id})`;
   await shot('site');
   // End one item: a date before its start is refused beside the date; a good one is saved.
-  await page.getByRole('button', { name: `End ${name('PHONE')}` }).click();
+  // Cancel (and Escape) close the form, the focus back on the item's End button.
+  const endPhone = page.getByRole('button', { name: `End ${name('PHONE')}` });
+  await endPhone.click();
+  await page.locator('#end-item-form').getByRole('button', { name: 'Cancel' }).click();
+  expect(await page.evaluate(() => document.activeElement?.textContent) === `End ${name('PHONE')}`, 'the focus is lost after Cancel');
+  await endPhone.click();
+  await page.locator('#end-item-form').waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('#end-item-form').waitFor({ state: 'detached' });
+  await endPhone.click();
   const endItem = page.locator('#end-item-form');
   await endItem.getByLabel(/^End date of/).fill('2025-12-31');
   await endItem.getByRole('button', { name: 'End item' }).click();
@@ -246,6 +324,8 @@ await check('add inventory; end one item (a refused date beside the field) and r
   expect(!(await itemsOf(siteId)).LATE, 'the item was not removed');
   await end.getByRole('button', { name: 'End site' }).click();
   await page.locator('.facts dd', { hasText: '2026-12-31' }).first().waitFor();
+  // The page is drawn again: the focus is on its End site button, not lost.
+  await page.waitForFunction(() => document.activeElement?.textContent === 'End site');
   const items = await itemsOf(siteId);
   expect(Object.keys(items).length === 2 && items.BROADBAND.endDate === '2026-12-31' && items.PHONE.endDate === '2026-06-30', JSON.stringify(items));
 });
@@ -394,6 +474,7 @@ await check('reference data: browse with a filter; a change to an SI-maintained 
   await page.locator('.form-error', { hasText: 'Change them in the feed' }).waitFor();
   await shot('reference-data');
   await editor.getByRole('button', { name: 'Cancel' }).click();
+  expect(await page.evaluate(() => document.activeElement?.textContent) === 'Change 4420', 'the focus is lost after Cancel');
 });
 
 await check('reference data: a dialstring of a source the API maintains is changed', async () => {
@@ -425,6 +506,13 @@ await check('customer set-up: a billing cycle is created, the records customers 
   await page.getByRole('cell', { name: 'Quarterly', exact: true }).waitFor();
   const cycles = await must('GET', '/v1/billing-cycles?page=1&pageSize=10&name=Quarterly', data.admin);
   expect(cycles.length === 1, JSON.stringify(cycles));
+  expect(await create.getByLabel('Name', { exact: true }).inputValue() === '', 'the create form still holds the created record');
+  // The header keeps one row with the current section in bold: Sign out stays at the right.
+  const header = await page.evaluate(() => ({
+    height: document.querySelector('.top').getBoundingClientRect().height,
+    signOut: document.getElementById('sign-out').getBoundingClientRect().right,
+  }));
+  expect(header.height < 60 && header.signOut > 1200, `the header at 1280 px: ${JSON.stringify(header)}`);
   await shot('customer-setup');
 });
 
