@@ -24,12 +24,13 @@ use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
 use crate::server::workspace_root;
 
 /// The checked-in files copied next to `node_modules`, so that node resolves playwright-core.
-const FILES: [&str; 5] = [
+const FILES: [&str; 6] = [
     "package.json",
     "package-lock.json",
     "lib.mjs",
     "flow.mjs",
     "sessions.mjs",
+    "late-answers.mjs",
 ];
 
 pub fn run(args: &[String]) -> Result<(), String> {

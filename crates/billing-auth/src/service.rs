@@ -217,10 +217,17 @@ impl AuthService {
         let database = self.database.clone();
         let lifetime = self.config.refresh_token_lifetime;
         let issued = blocking(move || {
+            let hash = refresh_token::hash(presented.expose());
+            // A token that was never issued (a flood of made-up ones) is refused by a read:
+            // no write transaction, which on SQLite would queue for the one write lock.
+            if database
+                .read(|c| refresh_tokens::find_by_hash(c, &hash))?
+                .is_none()
+            {
+                return Ok(None);
+            }
             Ok(database.write(|c| -> Result<_, PersistenceError> {
-                let Some(row) =
-                    refresh_tokens::find_by_hash(c, &refresh_token::hash(presented.expose()))?
-                else {
+                let Some(row) = refresh_tokens::find_by_hash(c, &hash)? else {
                     return Ok(None);
                 };
                 if row.revoked {
@@ -255,10 +262,14 @@ impl AuthService {
     pub async fn revoke(&self, presented: Secret) -> Result<(), AuthError> {
         let database = self.database.clone();
         blocking(move || {
+            let hash = refresh_token::hash(presented.expose());
+            // Unknown, or its family revoked already: nothing to write (see `refresh`).
+            let stored = database.read(|c| refresh_tokens::find_by_hash(c, &hash))?;
+            if stored.is_none_or(|row| row.revoked) {
+                return Ok(());
+            }
             Ok(database.write(|c| {
-                if let Some(row) =
-                    refresh_tokens::find_by_hash(c, &refresh_token::hash(presented.expose()))?
-                {
+                if let Some(row) = refresh_tokens::find_by_hash(c, &hash)? {
                     refresh_tokens::revoke_family(c, &row.family_id)?;
                 }
                 Ok::<_, PersistenceError>(())

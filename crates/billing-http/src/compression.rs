@@ -40,7 +40,8 @@ pub enum Coding {
 }
 
 impl Coding {
-    fn token(self) -> &'static str {
+    /// The coding's name in `Accept-Encoding` and `Content-Encoding`.
+    pub fn token(self) -> &'static str {
         match self {
             Coding::Brotli => "br",
             Coding::Gzip => "gzip",

@@ -455,10 +455,15 @@ impl From<AuthError> for ApiError {
                 ApiError::unauthorized(reason, Some("invalid_token"))
             }
             AuthError::InvalidRefreshToken => ApiError::unauthorized(error.to_string(), None),
-            AuthError::TooManyAttempts { retry_after } => ApiError::too_many_requests(
-                "too many sign-in attempts (failed, or still being checked); wait Retry-After seconds before trying again",
-                retry_after.as_secs(),
-            ),
+            AuthError::TooManyAttempts { retry_after } => {
+                let seconds = retry_after.as_secs().max(1);
+                ApiError::too_many_requests(
+                    format!(
+                        "too many sign-in attempts for this username or from this address (failed, or still being checked): try again in {seconds} s (the Retry-After header)"
+                    ),
+                    seconds,
+                )
+            }
             AuthError::Busy => ApiError::unavailable("password hashing pool saturated"),
             AuthError::Forbidden(permission) => ApiError::forbidden(format!(
                 "this operation needs the permission {permission}, which your roles do not grant"

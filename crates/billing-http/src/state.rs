@@ -28,8 +28,8 @@ pub struct AppState {
     pub database: Database,
     pub auth: Arc<AuthService>,
     pub limits: HttpLimits,
-    /// The OpenAPI document, built once at start.
-    pub openapi: serde_json::Value,
+    /// The OpenAPI document, built and written once at start.
+    pub openapi: crate::routes::documentation::DocumentAnswer,
     pub metrics: crate::metrics::Metrics,
     /// The rating index `POST /v1/rating/lookups` answers from, kept current by the writes.
     pub rating: crate::live_rating::LiveRating,

@@ -42,7 +42,7 @@ fn state(name: &str) -> (web::Data<AppState>, std::path::PathBuf) {
         database,
         auth: std::sync::Arc::new(auth),
         limits: HttpLimits::default(),
-        openapi: serde_json::Value::Null,
+        openapi: billing_http::routes::documentation::DocumentAnswer::new(&serde_json::Value::Null),
         metrics: billing_http::metrics::Metrics::default(),
         rating,
         trusted_proxies: billing_http::machinery::proxies::TrustedProxies::parse("")

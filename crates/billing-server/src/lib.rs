@@ -180,7 +180,9 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
             body_bytes: settings.body_limit_bytes,
             body_timeout: std::time::Duration::from_secs(settings.body_timeout_seconds.max(1)),
         },
-        openapi: billing_http::openapi_document(),
+        openapi: billing_http::routes::documentation::DocumentAnswer::new(
+            &billing_http::openapi_document(),
+        ),
         metrics: billing_http::metrics::Metrics::default(),
         rating,
         trusted_proxies,

@@ -9,6 +9,8 @@ mod character_sets;
 mod hand_written;
 mod headers;
 mod json_patch;
+#[cfg(test)]
+mod member_schema_tests;
 mod presentation;
 mod resource_paths;
 mod responses;

@@ -103,4 +103,32 @@ api_test! {
         let (head, _) = get_encoded(&app, path, Some("br"), "HEAD");
         assert!(!head.contains("content-encoding"), "{head}");
     }
+
+    fn the_openapi_document_is_served_from_its_kept_forms(app) {
+        // Written once, and each compressed form made once: the same bytes every time.
+        let path = "/v1/openapi.json";
+        let (head, plain) = get_encoded(&app, path, None, "GET");
+        assert!(!head.contains("content-encoding") && head.contains("vary: "), "{head}");
+        let document: serde_json::Value = serde_json::from_slice(&plain).expect("the document");
+        assert_eq!(document["openapi"], "3.1.0");
+        for (coding, decode) in [
+            ("br", (|body: &[u8]| {
+                let mut out = Vec::new();
+                std::io::copy(&mut brotli::Decompressor::new(body, 4096), &mut out).expect("brotli");
+                out
+            }) as fn(&[u8]) -> Vec<u8>),
+            ("gzip", |body: &[u8]| {
+                let mut out = Vec::new();
+                std::io::copy(&mut flate2::read::GzDecoder::new(body), &mut out).expect("gzip");
+                out
+            }),
+        ] {
+            let (head, first) = get_encoded(&app, path, Some(coding), "GET");
+            assert!(head.contains(&format!("content-encoding: {coding}")), "{head}");
+            assert_eq!(decode(&first), plain, "{coding}");
+            let (_, second) = get_encoded(&app, path, Some(coding), "GET");
+            assert_eq!(first, second, "{coding}: the kept form");
+            assert!(first.len() * 5 < plain.len(), "{coding}: {} of {}", first.len(), plain.len());
+        }
+    }
 }

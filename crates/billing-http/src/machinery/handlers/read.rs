@@ -98,6 +98,9 @@ pub async fn exists<R: Resource>(
     Ok(response.body(actix_web::body::None::new()))
 }
 
+/// A page of records, its total, and the count preference the total was found by.
+type CountedPage<R> = ((Vec<<R as Resource>::Record>, i64), CountPreference);
+
 /// A page and its total, with the count preference it was counted by. A caller limited to some
 /// contract owners is always counted exactly: PostgreSQL's estimate is drawn from every owner's
 /// rows, and would tell them roughly how many records the others have.
@@ -105,7 +108,7 @@ fn list_counted<R: Resource>(
     connection: &mut DbConnection,
     caller: &AuthenticatedUser,
     query: &ListQuery,
-) -> ApiResult<((Vec<R::Record>, i64), CountPreference)> {
+) -> ApiResult<CountedPage<R>> {
     if query.count == CountPreference::Exact || caller.contract_owners.is_all() {
         return Ok((R::list(connection, caller, query)?, query.count));
     }
