@@ -23,7 +23,7 @@ use crate::server::{Server, ServerOptions, free_local_address};
 const SPECTRAL_CLI: &str = "6.16.3";
 const OWASP_RULESET: &str = "2.0.1";
 const PRISM_CLI: &str = "5.14.2";
-/// The sign-in example's password: the admin's, so that the example signs in.
+/// The sign-in example's password: the admin's, so that the contract check can make the example's user.
 const EXAMPLE_ADMIN_PASSWORD: &str = "choose-a-long-password";
 
 pub fn run(args: &[String]) -> Result<(), String> {

@@ -218,12 +218,15 @@ impl AuthService {
         let lifetime = self.config.refresh_token_lifetime;
         let issued = blocking(move || {
             let hash = refresh_token::hash(presented.expose());
-            // A token that was never issued (a flood of made-up ones) is refused by a read:
-            // no write transaction, which on SQLite would queue for the one write lock.
-            if database
-                .read(|c| refresh_tokens::find_by_hash(c, &hash))?
-                .is_none()
-            {
+            // A token that was never issued, is revoked (its family with it) or has expired
+            // unused is refused by a read: no write transaction, which on SQLite would queue
+            // for the one write lock (a flood of such tokens slowed every write). A used one
+            // still revokes its family, once: it is revoked after that.
+            let stored = database.read(|c| refresh_tokens::find_by_hash(c, &hash))?;
+            let dead = stored.is_none_or(|row| {
+                row.revoked || (!row.used && row.expires_at <= billing_persistence::now())
+            });
+            if dead {
                 return Ok(None);
             }
             Ok(database.write(|c| -> Result<_, PersistenceError> {

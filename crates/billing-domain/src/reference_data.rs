@@ -58,8 +58,9 @@ pub fn check_currency_symbol(field: &str, value: &str) -> Result<(), ValidationE
 /// True when `c` may be a currency symbol ([`check_currency_symbol`]).
 pub fn is_currency_symbol_char(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
-    (c.is_alphanumeric() && !crate::text::is_invisible(c))
-        || c.general_category() == GeneralCategory::CurrencySymbol
+    let letter_or_digit = c.is_alphanumeric() && crate::text::is_letter_or_digit(c);
+    letter_or_digit
+        || (c.general_category() == GeneralCategory::CurrencySymbol && c <= '\u{FFFF}')
         || crate::text::TEXT_PUNCTUATION.contains(c)
 }
 
@@ -105,8 +106,23 @@ mod tests {
             assert!(check_currency_symbol("symbol", symbol).is_ok(), "{symbol}");
         }
         let refused = [
-            "", "££", "<", " ", "\u{00A0}", "\u{200B}", "\u{202E}", "\u{FEFF}", "\u{0301}",
-            "\u{FE0F}", "\u{3164}", "😀", "\u{E000}", "\u{7}",
+            "",
+            "££",
+            "<",
+            " ",
+            "\u{00A0}",
+            "\u{200B}",
+            "\u{202E}",
+            "\u{FEFF}",
+            "\u{0301}",
+            "\u{FE0F}",
+            "\u{3164}",
+            "😀",
+            "\u{E000}",
+            "\u{7}",
+            "\u{20171}",
+            "\u{1E900}",
+            "\u{1E2FF}",
         ];
         for symbol in refused {
             assert!(

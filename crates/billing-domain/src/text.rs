@@ -24,9 +24,12 @@ fn is_joiner(c: char) -> bool {
 /// their own: the virama of "हिन्दी", the Thai tone mark of "ที่", Hebrew and Arabic vowel points,
 /// the accents that have no composed letter (the acute of Yoruba "ọ́"). Not what shows nothing
 /// (the Hangul fillers, variation selectors, …). Where an accent stands is checked on the whole text
-/// ([`refuse_decomposed`]).
+/// ([`refuse_decomposed`]). Only of the Basic Multilingual Plane (up to U+FFFF), which holds
+/// every script in everyday use but a few recent ones: the OpenAPI document can state no more
+/// in a pattern every engine reads alike (docs/api.md "Text"), and what is stored is what the
+/// document says may be.
 pub fn is_letter_or_digit(c: char) -> bool {
-    (c.is_alphanumeric() || is_mark(c)) && !is_invisible(c)
+    (c.is_alphanumeric() || is_mark(c)) && !is_invisible(c) && c <= '\u{FFFF}'
 }
 
 /// True when `c` is a mark (Unicode general category M): it belongs to the letter before it.
@@ -161,7 +164,13 @@ pub fn check_length(
 
 /// A character as a message shows it: quoted, or by code point when it shows nothing.
 pub fn describe_char(c: char) -> String {
-    if is_visible(c) {
+    if is_visible(c) && c > '\u{FFFF}' && c.is_alphanumeric() {
+        // Refused for where it is, not for what it is: say so ([`is_letter_or_digit`]).
+        format!(
+            "'{c}' (U+{:X}: letters and digits beyond U+FFFF are not taken)",
+            c as u32
+        )
+    } else if is_visible(c) {
         format!("'{c}'")
     } else {
         // Invisible ones (controls, a no-break or other space, a joiner, a variation selector,
@@ -386,6 +395,23 @@ mod tests {
     }
 
     /// Joiners in the scripts that spell with them, between two letters, in free text only.
+    #[test]
+    fn letters_beyond_the_basic_multilingual_plane_are_refused() {
+        // CJK extension B, Adlam, Gothic, a mathematical bold letter: letters, but beyond
+        // U+FFFF, which the document's patterns cannot state (docs/api.md "Text").
+        for c in ['\u{20171}', '\u{1E900}', '\u{10330}', '\u{1D400}'] {
+            assert!(c.is_alphabetic(), "{c:?}");
+            assert!(!is_letter_or_digit(c) && !is_text_char(c), "{c:?}");
+            assert!(!crate::sites::codes::is_postcode_char(c), "{c:?}");
+            assert!(!crate::users::is_username_char(c), "{c:?}");
+        }
+        assert!(is_letter_or_digit('\u{4E2D}') && is_letter_or_digit('\u{FFDC}'));
+        insta::assert_snapshot!(
+            check_text("name", &format!("Cycle {}", '\u{20171}'), 1, 50).unwrap_err(),
+            @"name: contains a character that is not allowed: '𠅱' (U+20171: letters and digits beyond U+FFFF are not taken)"
+        );
+    }
+
     #[test]
     fn joiners_are_taken_between_two_letters_in_free_text() {
         for name in ["می\u{200C}شود", "ශ්\u{200D}රී ලංකා", "خیابان\u{200C}ها"]

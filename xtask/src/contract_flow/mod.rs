@@ -170,10 +170,36 @@ impl<'a> Flow<'a> {
         }
     }
 
-    /// Sign-in with its example body (the admin's password is the example's), refresh with
+    /// Sign-in with its example body (its user made first), refresh with
     /// the token it gave, sign-out with the refresh example.
     fn authentication(&mut self) -> Result<(), String> {
         let example = self.request_example("post", "/v1/authenticate")?;
+        // The example names a user of its own, not the administrator (a fuzzer replaying it
+        // with a wrong password would lock the administrator out): made here by the
+        // administrator, whose password is the example's.
+        let admin = self.send(
+            "post",
+            "/v1/authenticate",
+            &[],
+            Some((
+                "application/json",
+                json!({ "username": "admin", "password": example["password"] }).to_string(),
+            )),
+        );
+        if !self.expect_success("the administrator's sign-in", &admin) {
+            return Err("cannot sign in as the administrator".to_owned());
+        }
+        let admin: Value = serde_json::from_str(&admin.body).map_err(|e| e.to_string())?;
+        let bearer = format!("Bearer {}", admin["token"].as_str().unwrap_or_default());
+        let user = json!({ "username": example["username"], "password": example["password"],
+            "roles": ["ADMINISTRATOR"] });
+        let made = self.send(
+            "post",
+            "/v1/users",
+            &[("Authorization", &bearer)],
+            Some(("application/json", user.to_string())),
+        );
+        self.expect_success("the sign-in example's user, made", &made);
         let signed_in = self.send(
             "post",
             "/v1/authenticate",

@@ -24,7 +24,7 @@ pub fn parse_patch(body: Value, fields: &[Field]) -> Result<Patch, ApiError> {
         ));
     }
     check_operations(&body)?;
-    let mut patch: Patch = super::body::deserialize(body)?;
+    let mut patch: Patch = super::body::deserialize(only_operation_members(body))?;
     if patch.0.len() > MAX_OPERATIONS {
         return Err(ApiError::field(
             "body",
@@ -192,25 +192,55 @@ fn check_operations(body: &Value) -> Result<(), ApiError> {
             }
             _ => {}
         }
-        if members.get("value").is_some_and(holds_oversized_integer) {
+        if matches!(op, Some("add" | "replace" | "test"))
+            && members.get("value").is_some_and(holds_oversized_number)
+        {
             errors.push(
                 at("value"),
-                "holds an integer too large: integers go from -9223372036854775808 to 18446744073709551615",
+                "holds a number too large: integers go from -9223372036854775808 to 18446744073709551615, decimals up to about 1.8e308",
             );
         }
     }
     errors.into_result(|| ()).map_err(ApiError::validation)
 }
 
-/// True when `value` holds, at any depth, an integer beyond 64 bits, which the JSON reader
-/// keeps as written (arbitrary precision) but no member of any record can take.
-fn holds_oversized_integer(value: &Value) -> bool {
+/// True when `value` holds, at any depth, an integer beyond 64 bits or a decimal beyond a
+/// double's range, which the JSON reader keeps as written (arbitrary precision) but no member
+/// of any record can take.
+fn holds_oversized_number(value: &Value) -> bool {
     match value {
         Value::Number(number) => !(number.is_i64() || number.is_u64() || number.is_f64()),
-        Value::Array(elements) => elements.iter().any(holds_oversized_integer),
-        Value::Object(members) => members.values().any(holds_oversized_integer),
+        Value::Array(elements) => elements.iter().any(holds_oversized_number),
+        Value::Object(members) => members.values().any(holds_oversized_number),
         _ => false,
     }
+}
+
+/// The operations with only the members RFC 6902 gives each (`op`, `path`, and `from` or
+/// `value`): the others are ignored, as the RFC says, so they are dropped before the operations
+/// are read (a number no member could take, in one of them, is then never read).
+fn only_operation_members(body: Value) -> Value {
+    let Value::Array(operations) = body else {
+        return body;
+    };
+    let kept = operations.into_iter().map(|operation| {
+        let Value::Object(mut members) = operation else {
+            return operation;
+        };
+        let op = members
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        members.retain(|name, _| match name.as_str() {
+            "op" | "path" => true,
+            "from" => matches!(op.as_str(), "move" | "copy"),
+            "value" => matches!(op.as_str(), "add" | "replace" | "test"),
+            _ => false,
+        });
+        Value::Object(members)
+    });
+    Value::Array(kept.collect())
 }
 
 /// The operations of RFC 6902.
@@ -313,7 +343,8 @@ pub fn apply(
                     + shifted(document, op.from.as_str())
                     + shifted(document, op.path.as_str())
             }
-            PatchOperation::Test(op) => json_size(&op.value),
+            // Both sides are compared, number by number (each read as a decimal).
+            PatchOperation::Test(op) => json_size(&op.value) + at(op.path.as_str()),
             _ => 0,
         };
         let shifts = match operation {

@@ -23,7 +23,7 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
             "description": "Single-use; exchange at /v1/authenticate/refresh." },
         "username": username
     }, "examples": [{ "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", "tokenType": "Bearer",
-        "expiresIn": 900, "refreshToken": "Q2hvb3NlIGEgbG9uZyByYW5kb20gcmVmcmVzaCB0b2s", "username": "jsmith" }] }));
+        "expiresIn": 900, "refreshToken": "Q2hvb3NlIGEgbG9uZyByYW5kb20gcmVmcmVzaCB0b2s", "username": "operator" }] }));
     schemas.insert(
         "RefreshTokenRequest".into(),
         json!({ "type": "object", "required": ["refreshToken"], "additionalProperties": false,
@@ -37,7 +37,7 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
             "description": "Any characters: looked up, and an unknown username is 401 like a wrong password." },
         "password": { "type": "string", "minLength": 1, "maxLength": SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true,
             "description": "Any characters; compared only with the user's password." }
-    }, "examples": [{ "username": "jsmith", "password": "choose-a-long-password" }] }));
+    }, "examples": [{ "username": "operator", "password": "choose-a-long-password" }] }));
     let named = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
     let tokens = named("Tokens");
     let refresh_body = json_body(named("RefreshTokenRequest"), "application/json");
