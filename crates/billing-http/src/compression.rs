@@ -133,15 +133,21 @@ fn compressible(content_type: Option<&HeaderValue>) -> bool {
         || media == "image/svg+xml"
 }
 
+/// The coding an answer to a request of `method` with `headers` is sent in, if any: none for
+/// `HEAD` (no body), else what `Accept-Encoding` prefers ([`negotiate`]).
+pub fn requested_coding(method: &Method, headers: &header::HeaderMap) -> Option<Coding> {
+    (method != Method::HEAD)
+        .then(|| headers.get(header::ACCEPT_ENCODING))
+        .flatten()
+        .and_then(|value| value.to_str().ok())
+        .and_then(negotiate)
+}
+
 pub async fn middleware(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let coding = (request.method() != Method::HEAD)
-        .then(|| request.headers().get(header::ACCEPT_ENCODING))
-        .flatten()
-        .and_then(|value| value.to_str().ok())
-        .and_then(negotiate);
+    let coding = requested_coding(request.method(), request.headers());
     let response = next.call(request).await?.map_into_boxed_body();
     let Some(coding) = coding else {
         return Ok(response);

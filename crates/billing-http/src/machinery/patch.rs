@@ -330,34 +330,25 @@ pub fn apply(
         // What the operation puts in, less what it takes out (a replaced or removed value): the
         // document's size as it goes, so a patch that never grows it is never refused for size.
         let at = |pointer: &str| document.pointer(pointer).map_or(0, json_size);
-        let (placed, taken) = match operation {
-            PatchOperation::Add(op) => (json_size(&op.value), 0),
-            PatchOperation::Replace(op) => (json_size(&op.value), at(op.path.as_str())),
-            PatchOperation::Copy(op) => (at(op.from.as_str()), 0),
-            PatchOperation::Remove(op) => (0, at(op.path.as_str())),
-            _ => (0, 0),
-        };
-        let handled = match operation {
-            PatchOperation::Move(op) => {
-                at(op.from.as_str())
-                    + shifted(document, op.from.as_str())
-                    + shifted(document, op.path.as_str())
-            }
-            // Both sides are compared, number by number (each read as a decimal).
-            PatchOperation::Test(op) => json_size(&op.value) + at(op.path.as_str()),
-            _ => 0,
-        };
-        let shifts = match operation {
-            PatchOperation::Add(op) => shifted(document, op.path.as_str()),
-            PatchOperation::Copy(op) => shifted(document, op.path.as_str()),
-            PatchOperation::Remove(op) => shifted(document, op.path.as_str()),
-            _ => 0,
+        // What it puts in and takes out, and the rest of its work: values moved or compared
+        // (a test reads both sides, number by number), array elements shifted.
+        let shifts = |pointer: &str| shifted(document, pointer);
+        let (placed, taken, handled) = match operation {
+            PatchOperation::Add(op) => (json_size(&op.value), 0, shifts(op.path.as_str())),
+            PatchOperation::Replace(op) => (json_size(&op.value), at(op.path.as_str()), 0),
+            PatchOperation::Copy(op) => (at(op.from.as_str()), 0, shifts(op.path.as_str())),
+            PatchOperation::Remove(op) => (0, at(op.path.as_str()), shifts(op.path.as_str())),
+            PatchOperation::Move(op) => (
+                0,
+                0,
+                at(op.from.as_str()) + shifts(op.from.as_str()) + shifts(op.path.as_str()),
+            ),
+            PatchOperation::Test(op) => (0, 0, json_size(&op.value) + at(op.path.as_str())),
         };
         work = work
             .saturating_add(placed)
             .saturating_add(taken)
-            .saturating_add(handled)
-            .saturating_add(shifts);
+            .saturating_add(handled);
         if work > work_bound {
             return Err(ApiError::field(
                 format!("[{index}]"),

@@ -3,12 +3,11 @@
 
 use std::sync::OnceLock;
 
-use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use crate::compression::{Coding, negotiate};
+use crate::compression::{Coding, requested_coding};
 use crate::state::AppState;
 
 /// The OpenAPI document as it is served: its JSON text, written once at start, and each
@@ -45,11 +44,7 @@ impl DocumentAnswer {
 /// `GET /v1/openapi.json`: the kept text, compressed as `Accept-Encoding` prefers (the kept
 /// compressed form: the compression middleware leaves an answer that has its coding alone).
 pub async fn openapi(request: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
-    let coding = (request.method() != Method::HEAD)
-        .then(|| request.headers().get(header::ACCEPT_ENCODING))
-        .flatten()
-        .and_then(|value| value.to_str().ok())
-        .and_then(negotiate);
+    let coding = requested_coding(request.method(), request.headers());
     let mut response = HttpResponse::Ok();
     response.content_type("application/json");
     response.insert_header((header::VARY, HeaderValue::from_static("Accept-Encoding")));
