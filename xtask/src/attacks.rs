@@ -9,7 +9,10 @@
 //! - a body trickled slower than `BILLING_BODY_TIMEOUT_SECONDS` (408);
 //! - a 200 KiB header (431), a 9 KiB request target (414) and 10,000 query parameters (414);
 //! - two administrators deactivating each other at the same moment, 15 times: one always
-//!   remains.
+//!   remains;
+//! - 48 rating lookups of just under 8 MiB sent at the same moment: the bodies being read
+//!   stay within `BILLING_BODY_MEMORY_BYTES` (set to 64 MiB here), so resident memory may
+//!   grow by at most that and the slack while they run (without the budget: 384 MiB).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -34,7 +37,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
             &backend,
             database.as_ref(),
             None,
-            &[("BILLING_BODY_TIMEOUT_SECONDS", "2")],
+            &[
+                ("BILLING_BODY_TIMEOUT_SECONDS", "2"),
+                (
+                    "BILLING_BODY_MEMORY_BYTES",
+                    &(BODY_MEMORY_MIB << 20).to_string(),
+                ),
+            ],
         )?;
         match attack(&server, slack) {
             Ok(summary) => eprintln!("attacks {}: passed: {summary}", backend.name()),
@@ -180,7 +189,7 @@ fn attack(server: &Server, slack: u64) -> Result<String, String> {
         "10,000 query parameters",
     )?;
 
-    administrators_race(address, &token)?;
+    let remaining_administrator = administrators_race(address, &token)?;
 
     let live = Client::new(address).send("GET", "/health/live", None, None)?;
     live.expect_status(200, "/health/live after the attacks")?;
@@ -190,10 +199,39 @@ fn attack(server: &Server, slack: u64) -> Result<String, String> {
             "resident memory grew from {started_at} MiB to {ended_at} MiB (peak {peak} MiB) and stayed"
         ));
     }
+    // Measured on their own, last: what many bodies at once leave is kept for the next ones.
+    let burst = bursts_of_bodies(server, &remaining_administrator, slack)?;
     Ok(format!(
         "resident memory {started_at} MiB before, {peak} MiB at most, {ended_at} MiB after; \
-         2,700,000 rating items refused in {:.0} ms",
+         2,700,000 rating items refused in {:.0} ms; {burst}",
         took.as_secs_f64() * 1000.0
+    ))
+}
+
+/// Two bursts of 48 rating lookups of 8 MiB at once: during each, resident memory grows by
+/// at most the body budget and the slack; the second takes no more than the first left (the
+/// allocator keeps what concurrent bodies used for the next ones, within the budget).
+fn bursts_of_bodies(server: &Server, token: &str, slack: u64) -> Result<String, String> {
+    let before = resident_mib(server)?;
+    let first = bodies_at_once(server, token)?;
+    let between = resident_mib(server)?;
+    let second = bodies_at_once(server, token)?;
+    let after = resident_mib(server)?;
+    for (during, from) in [(first, before), (second, between)] {
+        if during > from + BODY_MEMORY_MIB + slack {
+            return Err(format!(
+                "48 rating lookups of 8 MiB at once took resident memory from {from} MiB to \
+                 {during} MiB (the body budget is {BODY_MEMORY_MIB} MiB)"
+            ));
+        }
+    }
+    if after > between + slack / 4 {
+        return Err(format!(
+            "a second burst of 48 lookups kept more: {between} MiB after the first, {after} MiB after the second"
+        ));
+    }
+    Ok(format!(
+        "48 lookups of 8 MiB at once, twice: {before} MiB before, {first} and {second} MiB at most, {after} MiB after"
     ))
 }
 
@@ -224,8 +262,9 @@ fn trickled(address: SocketAddr, token: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Two administrators deactivate each other at the same moment, 15 times; one always remains.
-fn administrators_race(address: SocketAddr, admin_token: &str) -> Result<(), String> {
+/// Two administrators deactivate each other at the same moment, 15 times; one always remains
+/// (its token is given back).
+fn administrators_race(address: SocketAddr, admin_token: &str) -> Result<String, String> {
     let mut keeper = admin_token.to_owned();
     let mut client = Client::new(address);
     let me = client
@@ -304,5 +343,59 @@ fn administrators_race(address: SocketAddr, admin_token: &str) -> Result<(), Str
         keeper_id = remaining.0;
         keeper = remaining.1.clone();
     }
-    Ok(())
+    Ok(keeper)
+}
+
+/// The body budget of the attacked server, in MiB.
+const BODY_MEMORY_MIB: u64 = 64;
+
+/// Sends 48 rating lookups of just under 8 MiB at the same moment (each refused at item
+/// 10,001 once read, or 503 when it got no turn within the body timeout) while reading the server's resident memory every 5 ms: the most seen.
+fn bodies_at_once(server: &Server, token: &str) -> Result<u64, String> {
+    let body = std::sync::Arc::new(format!(
+        r#"{{"referenceDataSourceId":1,"items":[{}{{}}]}}"#,
+        "{},".repeat(2_700_000)
+    ));
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let barrier = std::sync::Barrier::new(48);
+    std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(resident_mib(server).unwrap_or(0));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            most
+        });
+        let senders: Vec<_> = (0..48)
+            .map(|_| {
+                let (body, barrier) = (std::sync::Arc::clone(&body), &barrier);
+                scope.spawn(move || {
+                    let mut client = Client::new(server.address);
+                    barrier.wait();
+                    client
+                        .send("POST", "/v1/rating/lookups", Some(token), Some(&body))
+                        .and_then(|answer| {
+                            // 503 for a body that got no turn within the body timeout (2 s).
+                            let status = if answer.status == 503 { 503 } else { 400 };
+                            refused(answer, status, "one of 48 lookups at once")
+                        })
+                })
+            })
+            .collect();
+        let outcomes: Vec<Result<(), String>> = senders
+            .into_iter()
+            .map(|sender| {
+                sender
+                    .join()
+                    .unwrap_or_else(|_| Err("a sender panicked".into()))
+            })
+            .collect();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let most = sampler
+            .join()
+            .map_err(|_| "the sampler panicked".to_owned())?;
+        outcomes.into_iter().collect::<Result<Vec<()>, String>>()?;
+        Ok(most)
+    })
 }

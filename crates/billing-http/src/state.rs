@@ -39,4 +39,7 @@ pub struct AppState {
     pub cors: crate::cors::CorsOrigins,
     /// What the list pages being built may hold at once (`BILLING_LIST_MEMORY_BYTES`).
     pub list_budget: crate::machinery::list_budget::ListBudget,
+    /// What the request bodies being read and handled may hold at once
+    /// (`BILLING_BODY_MEMORY_BYTES`).
+    pub body_budget: crate::machinery::body_budget::BodyBudget,
 }

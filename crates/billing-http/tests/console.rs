@@ -49,6 +49,7 @@ fn state(name: &str) -> (web::Data<AppState>, std::path::PathBuf) {
             .expect("no proxies"),
         cors: billing_http::cors::CorsOrigins::parse("").expect("no origins"),
         list_budget: Default::default(),
+        body_budget: Default::default(),
     });
     (state, directory)
 }

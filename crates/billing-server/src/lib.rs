@@ -190,6 +190,9 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
         list_budget: billing_http::machinery::list_budget::ListBudget::new(
             settings.list_memory_bytes,
         ),
+        body_budget: billing_http::machinery::body_budget::BodyBudget::new(
+            settings.body_memory_bytes,
+        ),
     }))
 }
 

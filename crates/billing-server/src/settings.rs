@@ -287,6 +287,11 @@ pub struct Settings {
     /// its worst case from the declaration; lists past it wait their turn.
     #[arg(long, env = "BILLING_LIST_MEMORY_BYTES", default_value_t = billing_http::machinery::list_budget::DEFAULT_BYTES)]
     pub list_memory_bytes: usize,
+    /// The most the request bodies being read and handled may hold at once, in bytes (each
+    /// counted at its `Content-Length`, or its route's limit when chunked); bodies past it
+    /// wait their turn, within the body timeout (then 503).
+    #[arg(long, env = "BILLING_BODY_MEMORY_BYTES", default_value_t = billing_http::machinery::body_budget::DEFAULT_BYTES)]
+    pub body_memory_bytes: usize,
     /// HTTP worker threads (0: one per core).
     #[arg(long, env = "BILLING_WORKERS", default_value_t = 0)]
     pub workers: usize,

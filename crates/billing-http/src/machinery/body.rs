@@ -2,14 +2,15 @@
 //! serde's errors put in the API's words and garde's checks named in camelCase.
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use billing_domain::ValidationErrors;
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::body_budget::BodyShare;
 use crate::error::ApiError;
-use crate::state::HttpLimits;
+use crate::state::{AppState, HttpLimits};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
@@ -60,6 +61,7 @@ pub async fn read_json(
         kind,
         limits.body_bytes,
         limits.body_timeout,
+        nothing_more,
     )
     .await?;
     let value = serde_json::from_slice::<Value>(&bytes).map_err(not_json)?;
@@ -77,16 +79,27 @@ pub fn not_json(error: serde_json::Error) -> ApiError {
 /// Reads the body's bytes: checks the content type (415), the size limit `limit` (413, as soon
 /// as `Content-Length` or the bytes so far pass it) and the time the whole body takes to
 /// arrive (408 past `timeout`, however slowly it trickles).
+///
+/// Before its first byte is read the body takes its share of the body budget (`body_budget`):
+/// its `Content-Length` (the limit when chunked) plus `leads_to` of it, what handling a body of
+/// that many bytes holds beside it; the share shrinks to what arrived and stays in the
+/// request's extensions ([`BodyShare`]) until the request is dropped.
 pub async fn read_body(
     request: &HttpRequest,
     mut payload: web::Payload,
     kind: BodyKind,
     limit: usize,
     timeout: std::time::Duration,
+    leads_to: fn(usize) -> usize,
 ) -> Result<Vec<u8>, ApiError> {
     // A body given up before its end closes the connection after the answer
     // (`request_context`, which holds every request's body).
-    read_whole_body(request, &mut payload, kind, limit, timeout).await
+    read_whole_body(request, &mut payload, kind, limit, timeout, leads_to).await
+}
+
+/// What handling a body holds beside it, for most routes: nothing the budget counts.
+pub fn nothing_more(_: usize) -> usize {
+    0
 }
 
 async fn read_whole_body(
@@ -95,6 +108,7 @@ async fn read_whole_body(
     kind: BodyKind,
     limit: usize,
     timeout: std::time::Duration,
+    leads_to: fn(usize) -> usize,
 ) -> Result<Vec<u8>, ApiError> {
     let content_type = request
         .headers()
@@ -126,10 +140,25 @@ async fn read_whole_body(
     if declared.is_some_and(|length| length > limit) {
         return Err(ApiError::payload_too_large(limit));
     }
+    let deadline = tokio::time::Instant::now() + timeout;
+    let share = match request.app_data::<web::Data<AppState>>() {
+        Some(state) => {
+            let bytes = declared.unwrap_or(limit);
+            let take = state
+                .body_budget
+                .take(bytes.saturating_add(leads_to(bytes)));
+            Some(tokio::time::timeout_at(deadline, take).await.map_err(|_| {
+                ApiError::unavailable(
+                    "the request bodies being handled hold the whole body budget \
+                     (BILLING_BODY_MEMORY_BYTES) and none gave room within the body timeout",
+                )
+            })?)
+        }
+        None => None,
+    };
     // Sized once from Content-Length (never past the limit): a large body is one allocation,
     // given back whole when the request ends, not a trail of doubled buffers.
     let mut bytes = Vec::with_capacity(declared.unwrap_or(0));
-    let deadline = tokio::time::Instant::now() + timeout;
     loop {
         let chunk = match tokio::time::timeout_at(deadline, payload.next()).await {
             Err(_) => return Err(ApiError::request_timeout(timeout)),
@@ -146,6 +175,10 @@ async fn read_whole_body(
             return Err(ApiError::payload_too_large(limit));
         }
         bytes.extend_from_slice(&chunk);
+    }
+    if let Some(mut share) = share {
+        share.hold_only(bytes.len().saturating_add(leads_to(bytes.len())));
+        request.extensions_mut().insert(BodyShare(share));
     }
     Ok(bytes)
 }

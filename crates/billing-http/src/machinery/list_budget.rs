@@ -92,6 +92,11 @@ impl ListBudget {
 pub struct Share(OwnedSemaphorePermit);
 
 impl Share {
+    /// A share of a budget counted in the same units (`body_budget`).
+    pub(crate) fn new(permit: OwnedSemaphorePermit) -> Self {
+        Self(permit)
+    }
+
     /// Gives back what more than `bytes` would need: the share becomes at most their units.
     pub fn hold_only(&mut self, bytes: usize) {
         let (held, needed) = (self.0.num_permits(), bytes.div_ceil(UNIT));

@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod body;
+pub mod body_budget;
 pub mod declared;
 pub mod embedded;
 pub mod fields;

@@ -8,7 +8,7 @@ use crate::error::ApiError;
 use crate::machinery::body::{BodyKind, deserialize, read_json, validate};
 use crate::machinery::request::{client_address, reject_query};
 use crate::metrics::SignIn;
-use crate::state::AppState;
+use crate::state::{AppState, HttpLimits};
 
 /// The longest password a sign-in accepts (longer is 400 before any hashing work).
 pub const SIGN_IN_PASSWORD_MAX_CHARS: usize = 1024;
@@ -76,13 +76,22 @@ impl AuthenticateRequest {
     }
 }
 
+/// The body limit of these routes, which anyone may call (at most the service-wide one): a
+/// sign-in body at its longest (a brand and username of 100 characters, a password of 1,024,
+/// every character written as a pair of `\uXXXX` escapes) is under 15 KB.
+pub const BODY_LIMIT_BYTES: usize = 32 * 1024;
+
 async fn body<T: serde::de::DeserializeOwned + garde::Validate<Context = ()>>(
     request: &HttpRequest,
     payload: web::Payload,
     state: &AppState,
 ) -> Result<T, ApiError> {
     reject_query(request)?;
-    let (value, _) = read_json(request, payload, BodyKind::Json, &state.limits).await?;
+    let limits = HttpLimits {
+        body_bytes: state.limits.body_bytes.min(BODY_LIMIT_BYTES),
+        ..state.limits
+    };
+    let (value, _) = read_json(request, payload, BodyKind::Json, &limits).await?;
     if !value.is_object() {
         return Err(ApiError::field("body", "must be a JSON object"));
     }

@@ -6,7 +6,7 @@
 //! A body that breaks the request's shape is 400 naming the member (`items[3].callClass`).
 
 use actix_web::http::header::ContentType;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use billing_domain::ValidationErrors;
 use billing_domain::rating::RatingRequest;
 use billing_domain::roles::Permission;
@@ -16,6 +16,8 @@ use super::rating_lookup_body::{BodyError, Lookup, parse};
 use crate::error::ApiError;
 use crate::live_rating::Live;
 use crate::machinery::body::{BodyKind, not_json, read_body};
+use crate::machinery::body_budget::BodyShare;
+use crate::machinery::handlers::PageBody;
 use crate::machinery::request::{Caller, reject_query};
 use crate::state::AppState;
 
@@ -87,6 +89,7 @@ pub async fn lookups(
         BodyKind::Json,
         BODY_LIMIT_BYTES,
         state.limits.body_timeout,
+        answer_bytes,
     )
     .await?;
     let lookup = match parse(&bytes, chrono::Utc::now().date_naive()) {
@@ -99,7 +102,28 @@ pub async fn lookups(
     drop(bytes);
     // Rating 10,000 items takes a few milliseconds: off the async workers.
     let answer = web::block(move || rate(&state.rating.read(), &lookup)).await??;
-    Ok(HttpResponse::Ok()
-        .content_type(ContentType::json())
-        .body(answer))
+    // The body's share of the budget, which counted the answer, stays with the answer until
+    // the client has taken it.
+    let share = request
+        .extensions_mut()
+        .remove::<BodyShare>()
+        .map(|BodyShare(share)| share);
+    let answer = PageBody::new(answer, share);
+    let mut response = HttpResponse::Ok();
+    response.extensions_mut().insert(answer.answer());
+    Ok(response.content_type(ContentType::json()).body(answer))
+}
+
+/// The shortest item (`{"callClass":"a"}` and a comma) and about what an item's result takes
+/// (600 bytes when it matched a dialstring: `rating_lookup_answer`).
+const SHORTEST_ITEM_BYTES: usize = 18;
+const RESULT_BYTES: usize = 640;
+
+/// What the answer to a body of `body_bytes` takes, about: its most items' results. Counted
+/// in the body budget with the body (`body_budget`), so that many lookups at once cannot
+/// hold answers of gigabytes.
+fn answer_bytes(body_bytes: usize) -> usize {
+    (body_bytes / SHORTEST_ITEM_BYTES + 1)
+        .min(MAX_ITEMS)
+        .saturating_mul(RESULT_BYTES)
 }

@@ -9,6 +9,7 @@ mod api_keys;
 mod audit_events;
 mod authentication;
 mod batch_agreement;
+mod body_budget;
 mod browsers;
 mod charge_groups;
 mod cli;

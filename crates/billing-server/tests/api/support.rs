@@ -108,6 +108,7 @@ pub fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings
         body_limit_bytes: 64 * 1024,
         body_timeout_seconds: 30,
         list_memory_bytes: billing_http::machinery::list_budget::DEFAULT_BYTES,
+        body_memory_bytes: billing_http::machinery::body_budget::DEFAULT_BYTES,
         workers: 2,
         rating_word_limit: None,
         logging: LogSettings {
