@@ -15,7 +15,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 
-use crate::machinery::handlers::{PageAnswer, PageBody};
+use crate::machinery::page_body::{PageAnswer, PageBody};
 
 /// Smaller answers go as they are: compressing them saves less than a packet.
 pub const MIN_BYTES: usize = 1024;

@@ -14,6 +14,7 @@ pub mod list;
 pub mod list_budget;
 pub mod members;
 pub mod operations;
+pub mod page_body;
 pub mod patch;
 pub mod proxies;
 pub mod query_string;

@@ -17,7 +17,7 @@ use crate::error::ApiError;
 use crate::live_rating::Live;
 use crate::machinery::body::{BodyKind, not_json, read_body};
 use crate::machinery::body_budget::BodyShare;
-use crate::machinery::handlers::PageBody;
+use crate::machinery::page_body::PageBody;
 use crate::machinery::request::{Caller, reject_query};
 use crate::state::AppState;
 

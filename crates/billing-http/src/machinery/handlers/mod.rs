@@ -14,7 +14,7 @@ pub use bulk::bulk_update;
 pub use change::{patch, replace};
 pub use create::create;
 pub use delete::delete;
-pub use read::{PageAnswer, PageBody, exists, get, list};
+pub use read::{exists, get, list};
 pub use routes::{method_not_allowed, register};
 
 use actix_web::http::StatusCode;

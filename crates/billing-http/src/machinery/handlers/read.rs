@@ -2,7 +2,6 @@
 //! `HEAD` on an item).
 
 use super::*;
-use std::sync::{Arc, Mutex};
 
 use billing_auth::AuthenticatedUser;
 use billing_domain::query::ListQuery;
@@ -10,7 +9,7 @@ use billing_persistence::DbConnection;
 
 use crate::machinery::resource::ApiResult;
 
-use crate::machinery::list_budget::Share;
+use crate::machinery::page_body::PageBody;
 
 pub async fn list<R: Resource>(
     request: HttpRequest,
@@ -162,107 +161,4 @@ pub async fn get<R: Resource>(
             .body(body),
         &tag,
     ))
-}
-
-/// A list page's answer, marked on its response: the compression middleware takes the page's
-/// share of the budget from it, holding it while it compresses and then for the compressed
-/// bytes, so the page is counted from its first byte to its last read.
-#[derive(Clone)]
-pub struct PageAnswer(Arc<Mutex<Option<Share>>>);
-
-impl PageAnswer {
-    /// The page's share, taken from its body (which then holds none).
-    pub fn take_share(&self) -> Option<Share> {
-        self.0.lock().ok()?.take()
-    }
-}
-
-/// The most of a page's answer handed to the connection at once.
-const PAGE_CHUNK_BYTES: usize = 64 * 1024;
-
-/// A page's JSON with its share of the list budget, which shrinks to the bytes the connection
-/// has not taken yet as it takes them, chunk by chunk (`list_budget`): an answer a slow client
-/// has not read stays counted, and what it has read is given back.
-pub struct PageBody {
-    body: actix_web::web::Bytes,
-    share: Arc<Mutex<Option<Share>>>,
-}
-
-impl PageBody {
-    pub fn new(body: Vec<u8>, mut share: Option<Share>) -> Self {
-        if let Some(share) = &mut share {
-            share.hold_only(body.len());
-        }
-        Self {
-            body: body.into(),
-            share: Arc::new(Mutex::new(share)),
-        }
-    }
-
-    /// Its mark for the response (`PageAnswer`).
-    pub fn answer(&self) -> PageAnswer {
-        PageAnswer(Arc::clone(&self.share))
-    }
-
-    /// Gives back what the bytes not yet taken do not need.
-    fn hold_only(&self, bytes: usize) {
-        if let Ok(mut share) = self.share.lock()
-            && let Some(share) = share.as_mut()
-        {
-            share.hold_only(bytes);
-        }
-    }
-}
-
-impl actix_web::body::MessageBody for PageBody {
-    type Error = std::convert::Infallible;
-
-    fn size(&self) -> actix_web::body::BodySize {
-        actix_web::body::BodySize::Sized(self.body.len() as u64)
-    }
-
-    fn poll_next(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
-        let this = self.get_mut();
-        if this.body.is_empty() {
-            this.hold_only(0);
-            return std::task::Poll::Ready(None);
-        }
-        let chunk = this.body.split_to(this.body.len().min(PAGE_CHUNK_BYTES));
-        this.hold_only(this.body.len());
-        std::task::Poll::Ready(Some(Ok(chunk)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use actix_web::body::MessageBody;
-
-    use super::*;
-    use crate::machinery::list_budget::ListBudget;
-
-    #[tokio::test]
-    async fn a_pages_share_follows_what_the_connection_has_not_taken() {
-        let sites = crate::machinery::list_budget::tests::site_fields();
-        let whole = 64 * 1024 * 1024;
-        let budget = ListBudget::new(whole);
-        let share = budget.take(sites, 1000).await;
-        assert_eq!(budget.available_bytes(), 0, "the worst case of 1,000 sites");
-        // The answer is 150 KiB: the rest of the worst case is given back at once.
-        let mut page = PageBody::new(vec![b' '; 150 * 1024], Some(share));
-        assert_eq!(budget.available_bytes(), whole - 150 * 1024);
-        let mut context = std::task::Context::from_waker(std::task::Waker::noop());
-        let mut taken = Vec::new();
-        while let std::task::Poll::Ready(Some(Ok(chunk))) =
-            std::pin::Pin::new(&mut page).poll_next(&mut context)
-        {
-            taken.push(chunk.len());
-            let left: usize = 150 * 1024 - taken.iter().sum::<usize>();
-            assert_eq!(budget.available_bytes(), whole - left, "after {taken:?}");
-        }
-        assert_eq!(taken, [64 * 1024, 64 * 1024, 22 * 1024]);
-        assert_eq!(budget.available_bytes(), whole);
-    }
 }
