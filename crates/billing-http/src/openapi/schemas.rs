@@ -67,6 +67,10 @@ pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Val
             "items": object_schema(fields, access != Some(Access::ReadOnly)) }),
         FieldType::Object(fields) if access == Some(Access::ReadWrite) => reference_schema(fields),
         FieldType::Object(fields) => object_schema(fields, false),
+        // A list of ids never names one twice (`IdList`: 400 naming the entry).
+        FieldType::Array(FieldType::Id) => {
+            json!({ "type": "array", "items": type_schema(&FieldType::Id, access), "uniqueItems": true })
+        }
         FieldType::Array(items) => json!({ "type": "array", "items": type_schema(items, access) }),
         FieldType::Json => json!({ "type": "object" }),
     }
