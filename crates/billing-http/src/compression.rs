@@ -15,7 +15,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 
-use crate::machinery::page_body::{PageAnswer, PageBody};
+use crate::machinery::page_body::{CHUNK_BYTES, PageAnswer, PageBody};
 
 /// Smaller answers go as they are: compressing them saves less than a packet.
 pub const MIN_BYTES: usize = 1024;
@@ -150,7 +150,7 @@ pub async fn middleware(
     let coding = requested_coding(request.method(), request.headers());
     let response = next.call(request).await?.map_into_boxed_body();
     let Some(coding) = coding else {
-        return Ok(response);
+        return Ok(in_chunks(response));
     };
     let head = response.response();
     let eligible = !head.headers().contains_key(header::CONTENT_ENCODING)
@@ -161,7 +161,7 @@ pub async fn middleware(
         && compressible(head.headers().get(header::CONTENT_TYPE))
         && matches!(head.body().size(), actix_web::body::BodySize::Sized(size) if size >= MIN_BYTES as u64);
     if !eligible {
-        return Ok(response);
+        return Ok(in_chunks(response));
     }
     let (request, response) = response.into_parts();
     let (mut head, body) = response.into_parts();
@@ -205,11 +205,33 @@ pub async fn middleware(
             bytes.to_vec()
         }
     };
-    let body = match share {
-        Some(share) => BoxBody::new(PageBody::new(body, Some(share))),
-        None => BoxBody::new(body),
+    let body = if share.is_some() || body.len() > CHUNK_BYTES {
+        BoxBody::new(PageBody::new(body, share))
+    } else {
+        BoxBody::new(body)
     };
     Ok(ServiceResponse::new(request, head.set_body(body)))
+}
+
+/// An answer of more than [`CHUNK_BYTES`] held whole in memory, handed to the connection in
+/// chunks (`PageBody`). The HTTP library writes a body given whole into its buffer at once
+/// and, the answer being complete, starts the connection's 5 s keep-alive timer: a client
+/// still reading megabytes of it slowly was cut off when it ran out. Given in chunks, the
+/// answer is complete only when its last chunk is taken, with at most a few chunks left to
+/// write; and it must be read by its deadline (`page_body::read_deadline`).
+fn in_chunks(response: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
+    if !matches!(response.response().body().size(), actix_web::body::BodySize::Sized(size) if size > CHUNK_BYTES as u64)
+    {
+        return response;
+    }
+    let (request, response) = response.into_parts();
+    let (head, body) = response.into_parts();
+    let body = match body.try_into_bytes() {
+        Ok(bytes) => BoxBody::new(PageBody::new(bytes, None)),
+        // Already a stream (a list page, a rating answer).
+        Err(body) => body,
+    };
+    ServiceResponse::new(request, head.set_body(body))
 }
 
 #[cfg(test)]

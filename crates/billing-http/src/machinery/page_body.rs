@@ -16,8 +16,10 @@ use actix_web::web::Bytes;
 
 use super::list_budget::Share;
 
-/// The most of an answer handed to the connection at once.
-const CHUNK_BYTES: usize = 64 * 1024;
+/// The most of an answer handed to the connection at once: with what the HTTP library keeps
+/// in its buffer (32 KiB), what is left to write when the answer is complete and the
+/// connection's 5 s keep-alive timer starts is at most 48 KiB.
+pub const CHUNK_BYTES: usize = 16 * 1024;
 
 /// The least time any answer is given.
 const LEAST_PATIENCE: Duration = Duration::from_secs(60);
@@ -71,7 +73,7 @@ pub struct PageBody {
 }
 
 impl PageBody {
-    pub fn new(body: Vec<u8>, share: Option<Share>) -> Self {
+    pub fn new(body: impl Into<Bytes>, share: Option<Share>) -> Self {
         let mut unread = Unread {
             body: body.into(),
             share,
@@ -187,7 +189,7 @@ mod tests {
             let left: usize = 150 * 1024 - taken.iter().sum::<usize>();
             assert_eq!(budget.available_bytes(), whole - left, "after {taken:?}");
         }
-        assert_eq!(taken, [64 * 1024, 64 * 1024, 22 * 1024]);
+        assert_eq!(taken, [vec![16 * 1024; 9], vec![6 * 1024]].concat());
         assert_eq!(budget.available_bytes(), whole);
     }
 
@@ -203,7 +205,7 @@ mod tests {
         let deadline = read_deadline(4 * 1024 * 1024);
         assert_eq!(deadline, Duration::from_secs(60 + 128));
         tokio::time::sleep(deadline - Duration::from_secs(1)).await;
-        assert_eq!(budget.available_bytes(), whole - (4 * 1024 - 64) * 1024);
+        assert_eq!(budget.available_bytes(), whole - (4 * 1024 - 16) * 1024);
         tokio::time::sleep(Duration::from_secs(2)).await;
         assert_eq!(
             budget.available_bytes(),
@@ -222,7 +224,7 @@ mod tests {
             std::pin::Pin::new(&mut page).poll_next(&mut context())
         {
             taken += chunk.expect("in time").len();
-            tokio::time::sleep(Duration::from_secs(10)).await;
+            tokio::time::sleep(Duration::from_secs(4)).await;
         }
         assert_eq!(taken, 200 * 1024);
     }

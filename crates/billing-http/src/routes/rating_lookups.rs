@@ -114,12 +114,16 @@ pub async fn lookups(
     Ok(response.content_type(ContentType::json()).body(answer))
 }
 
-/// The shortest item (`{"callClass":"a"}` and a comma) and about what an item's result takes
-/// (600 bytes when it matched a dialstring: `rating_lookup_answer`).
+/// The shortest item (`{"callClass":"a"}` and a comma).
 const SHORTEST_ITEM_BYTES: usize = 18;
-const RESULT_BYTES: usize = 640;
+/// The most one item's result takes (`rating_lookup_answer`): its fixed members (names, ids,
+/// dates: under 1 KiB) and five texts of at most 255 characters, each at most 3 bytes in
+/// UTF-8 (letters beyond U+FFFF are refused) or 2 escaped, with its quotes: the source, source
+/// charge group, charge group and category names, and the call class it echoes. A result
+/// with short names takes about 600 bytes; the share shrinks to the answer once written.
+const RESULT_BYTES: usize = 1024 + 5 * (3 * MAX_TEXT_CHARS + 2);
 
-/// What the answer to a body of `body_bytes` takes, about: its most items' results. Counted
+/// What the answer to a body of `body_bytes` takes at most: its most items' results. Counted
 /// in the body budget with the body (`body_budget`), so that many lookups at once cannot
 /// hold answers of gigabytes.
 fn answer_bytes(body_bytes: usize) -> usize {
