@@ -339,7 +339,8 @@ pub(super) fn resource_paths(
                     "Idempotent-Replayed": header("Idempotent-Replayed") },
                 "content": { "application/json": { "schema": created } },
                 "links": created_links(resource),
-            }))]), &[400, 401, 403, 409, 412, 413, 415]),
+            // 404: an Idempotency-Key whose record is gone, or no longer the caller's to see.
+            }))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
     }
     if ops.bulk_update {
