@@ -228,7 +228,8 @@ pub fn count_preference(request: &HttpRequest) -> Result<Option<CountPreference>
             // `name[=value][; parameter…]`
             let preference = preference.split(';').next().unwrap_or_default();
             let (name, value) = preference.split_once('=').unwrap_or((preference, ""));
-            if !name.trim().eq_ignore_ascii_case("count") {
+            // A second `count` is not read at all: only the first counts (RFC 7240 §2).
+            if !name.trim().eq_ignore_ascii_case("count") || found.is_some() {
                 continue;
             }
             let value = value.trim().trim_matches('"');

@@ -302,6 +302,8 @@ api_test! {
         // A preference stated twice: the first counts (RFC 7240 §2).
         assert_eq!(list("count=exact, count=planned").1.as_deref(), Some("count=exact"));
         assert_eq!(list("count=planned, count=exact").1.as_deref(), Some(applied_planned));
+        // A second count is ignored, even one that would be refused first.
+        assert_eq!(list("count=exact, count=bogus").1.as_deref(), Some("count=exact"));
         // HEAD takes it too; an unknown count is 400 naming the header.
         let head = app.send("HEAD", &format!("{PATH}?chargingUnitType=DURATION"), Some(&app.admin_token),
             &[("Prefer", "count=planned")], None);
