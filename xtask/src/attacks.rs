@@ -131,17 +131,11 @@ fn attack(server: &Server, slack: u64) -> Result<String, String> {
     peak = peak.max(resident_mib(server)?);
 
     // Rating bodies of millions of items.
-    let body = |items: usize| {
-        format!(
-            r#"{{"referenceDataSourceId":1,"items":[{}{{}}]}}"#,
-            "{},".repeat(items - 1)
-        )
-    };
     let answer = client.send(
         "POST",
         "/v1/rating/lookups",
         Some(&token),
-        Some(&body(3_000_000)),
+        Some(&rating_body(3_000_000)),
     )?;
     refused(answer, 413, "3,000,000 rating items (9 MB)")?;
     let started = Instant::now();
@@ -149,7 +143,7 @@ fn attack(server: &Server, slack: u64) -> Result<String, String> {
         "POST",
         "/v1/rating/lookups",
         Some(&token),
-        Some(&body(2_700_000)),
+        Some(&rating_body(2_700_000)),
     )?;
     let took = started.elapsed();
     refused(answer, 400, "2,700,000 rating items")?;
@@ -346,16 +340,22 @@ fn administrators_race(address: SocketAddr, admin_token: &str) -> Result<String,
     Ok(keeper)
 }
 
+/// A rating lookup of `items` empty items (2,700,000: just under the route's 8 MiB).
+fn rating_body(items: usize) -> String {
+    format!(
+        r#"{{"referenceDataSourceId":1,"items":[{}{{}}]}}"#,
+        "{},".repeat(items - 1)
+    )
+}
+
 /// The body budget of the attacked server, in MiB.
 const BODY_MEMORY_MIB: u64 = 64;
 
 /// Sends 48 rating lookups of just under 8 MiB at the same moment (each refused at item
-/// 10,001 once read, or 503 when it got no turn within the body timeout) while reading the server's resident memory every 5 ms: the most seen.
+/// 10,001 once read, or 503 when it got no turn within the body timeout) while reading the
+/// server's resident memory every 5 ms: the most seen.
 fn bodies_at_once(server: &Server, token: &str) -> Result<u64, String> {
-    let body = std::sync::Arc::new(format!(
-        r#"{{"referenceDataSourceId":1,"items":[{}{{}}]}}"#,
-        "{},".repeat(2_700_000)
-    ));
+    let body = std::sync::Arc::new(rating_body(2_700_001));
     let done = std::sync::atomic::AtomicBool::new(false);
     let barrier = std::sync::Barrier::new(48);
     std::thread::scope(|scope| {

@@ -68,8 +68,12 @@ fn write_only_values<R: Resource>(object: &Value) -> Vec<String> {
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<Value, ApiError> {
-    serde_json::to_value(value)
-        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))
+    serde_json::to_value(value).map_err(not_written)
+}
+
+/// The 500 of an answer that could not be written as JSON.
+fn not_written(error: serde_json::Error) -> ApiError {
+    ApiError::internal(format!("cannot serialize a response: {error}"))
 }
 
 /// What runs once a write of `R` committed, before its response leaves:

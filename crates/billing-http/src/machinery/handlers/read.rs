@@ -145,8 +145,7 @@ pub async fn get<R: Resource>(
         return Ok(with_etag(HttpResponse::NotModified().finish(), &tag));
     }
     // Written straight from the record: no intermediate JSON value.
-    let body = serde_json::to_vec(&record)
-        .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
+    let body = serde_json::to_vec(&record).map_err(not_written)?;
     Ok(with_etag(
         HttpResponse::Ok()
             .content_type("application/json")
@@ -163,21 +162,17 @@ fn page_json<T: serde::Serialize>(
     records: Vec<T>,
     fields: &Option<Vec<String>>,
 ) -> Result<Vec<u8>, ApiError> {
-    let written = match fields {
-        None => serde_json::to_vec(&records),
-        Some(_) => {
-            let mut out = vec![b'['];
-            for (index, record) in records.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                let row = project(vec![to_json(&record)?], fields).pop();
-                serde_json::to_writer(&mut out, &row)
-                    .map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))?;
-            }
-            out.push(b']');
-            Ok(out)
-        }
+    let Some(_) = fields else {
+        return serde_json::to_vec(&records).map_err(not_written);
     };
-    written.map_err(|e| ApiError::internal(format!("cannot serialize a response: {e}")))
+    let mut out = vec![b'['];
+    for (index, record) in records.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        let row = project(vec![to_json(&record)?], fields).pop();
+        serde_json::to_writer(&mut out, &row).map_err(not_written)?;
+    }
+    out.push(b']');
+    Ok(out)
 }
