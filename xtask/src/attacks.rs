@@ -12,7 +12,9 @@
 //!   remains;
 //! - 48 rating lookups of just under 8 MiB sent at the same moment: the bodies being read
 //!   stay within `BILLING_BODY_MEMORY_BYTES` (set to 64 MiB here), so resident memory may
-//!   grow by at most that and the slack while they run (without the budget: 384 MiB).
+//!   grow by at most that and the slack while they run (without the budget: 384 MiB);
+//! - 200 replays of a create answered with 1 MB, sent at once by clients that read nothing
+//!   (`unread_replays`): the answers stay within the same budget.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -21,6 +23,8 @@ use std::time::{Duration, Instant};
 use crate::hostile::{self, ADMIN_PASSWORD, Backend, Common};
 use crate::http_client::{Client, Response, json_id};
 use crate::server::{Server, sign_in, sign_in_as};
+
+mod unread_replays;
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let common = Common::parse(args, crate::USAGE)?;
@@ -195,9 +199,10 @@ fn attack(server: &Server, slack: u64) -> Result<String, String> {
     }
     // Measured on their own, last: what many bodies at once leave is kept for the next ones.
     let burst = bursts_of_bodies(server, &remaining_administrator, slack)?;
+    let replays = unread_replays::unread_replays(server, &remaining_administrator, slack)?;
     Ok(format!(
         "resident memory {started_at} MiB before, {peak} MiB at most, {ended_at} MiB after; \
-         2,700,000 rating items refused in {:.0} ms; {burst}",
+         2,700,000 rating items refused in {:.0} ms; {burst}; {replays}",
         took.as_secs_f64() * 1000.0
     ))
 }

@@ -9,12 +9,15 @@
 
 use std::io::Write;
 
+use actix_web::HttpMessage;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 
+use crate::machinery::body_budget::BodyShare;
+use crate::machinery::list_budget::Share;
 use crate::machinery::page_body::{CHUNK_BYTES, PageAnswer, PageBody};
 
 /// Smaller answers go as they are: compressing them saves less than a packet.
@@ -149,8 +152,15 @@ pub async fn middleware(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let coding = requested_coding(request.method(), request.headers());
     let response = next.call(request).await?.map_into_boxed_body();
+    // The request's share of the body budget (a write's, counted for its answer:
+    // `body_budget`) goes with the answer.
+    let body_share = response
+        .request()
+        .extensions_mut()
+        .remove::<BodyShare>()
+        .map(|BodyShare(share)| share);
     let Some(coding) = coding else {
-        return Ok(in_chunks(response));
+        return Ok(in_chunks(response, body_share));
     };
     let head = response.response();
     let eligible = !head.headers().contains_key(header::CONTENT_ENCODING)
@@ -161,16 +171,18 @@ pub async fn middleware(
         && compressible(head.headers().get(header::CONTENT_TYPE))
         && matches!(head.body().size(), actix_web::body::BodySize::Sized(size) if size >= MIN_BYTES as u64);
     if !eligible {
-        return Ok(in_chunks(response));
+        return Ok(in_chunks(response, body_share));
     }
     let (request, response) = response.into_parts();
     let (mut head, body) = response.into_parts();
-    // A list page's share of the list budget: held while it is read whole and compressed,
-    // then for its compressed bytes until the client has read them.
+    // A list page's share of the list budget, else the body budget's: held while the answer
+    // is read whole and compressed, then for its compressed bytes until the client has read
+    // them.
     let share = head
         .extensions()
         .get::<PageAnswer>()
-        .and_then(PageAnswer::take_share);
+        .and_then(PageAnswer::take_share)
+        .or(body_share);
     let bytes = match body.try_into_bytes() {
         Ok(bytes) => bytes,
         // A sized body that streams its buffer (a list page holding its share of the list
@@ -214,12 +226,14 @@ pub async fn middleware(
 }
 
 /// An answer of more than [`CHUNK_BYTES`] held whole in memory, handed to the connection in
-/// chunks (`PageBody`). The HTTP library writes a body given whole into its buffer at once
-/// and, the answer being complete, starts the connection's 5 s keep-alive timer: a client
-/// still reading megabytes of it slowly was cut off when it ran out. Given in chunks, the
-/// answer is complete only when its last chunk is taken, with at most a few chunks left to
-/// write; and it must be read by its deadline (`page_body::read_deadline`).
-fn in_chunks(response: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
+/// chunks (`PageBody`), with `share` (the request's share of the body budget) until they are
+/// taken. The HTTP library writes a body given whole into its buffer at once and, the answer
+/// being complete, starts the connection's 5 s keep-alive timer: a client still reading
+/// megabytes of it slowly was cut off when it ran out. Given in chunks, the answer is
+/// complete only when its last chunk is taken, with at most a few chunks left to write; and
+/// it must be read by its deadline (`page_body::read_deadline`). A smaller answer goes into
+/// the library's buffer at once and lets the share go.
+fn in_chunks(response: ServiceResponse<BoxBody>, share: Option<Share>) -> ServiceResponse<BoxBody> {
     if !matches!(response.response().body().size(), actix_web::body::BodySize::Sized(size) if size > CHUNK_BYTES as u64)
     {
         return response;
@@ -227,8 +241,8 @@ fn in_chunks(response: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
     let (request, response) = response.into_parts();
     let (head, body) = response.into_parts();
     let body = match body.try_into_bytes() {
-        Ok(bytes) => BoxBody::new(PageBody::new(bytes, None)),
-        // Already a stream (a list page, a rating answer).
+        Ok(bytes) => BoxBody::new(PageBody::new(bytes, share)),
+        // Already a stream holding its own share (a list page, a rating answer).
         Err(body) => body,
     };
     ServiceResponse::new(request, head.set_body(body))
@@ -335,5 +349,64 @@ mod tests {
         let body = test::read_body(response).await;
         assert!(held >= body.len(), "{held} {}", body.len());
         assert_eq!(budget.available_bytes(), whole, "read: given back");
+    }
+
+    #[actix_web::test]
+    async fn a_writes_answer_keeps_the_requests_body_share_until_read() {
+        use actix_web::{
+            App, HttpMessage, HttpRequest, HttpResponse, middleware::from_fn, test, web,
+        };
+
+        use crate::machinery::body_budget::{BodyBudget, BodyShare};
+
+        let whole = 4 * 1024 * 1024;
+        let budget = std::sync::Arc::new(BodyBudget::new(whole));
+        let shared = std::sync::Arc::clone(&budget);
+        let app = test::init_service(App::new().wrap(from_fn(middleware)).route(
+            "/write",
+            web::post().to(move |request: HttpRequest| {
+                let budget = std::sync::Arc::clone(&shared);
+                async move {
+                    // The share a write holds while handled (`hold_while_handled`): 1 MiB.
+                    let share = budget.take(1024 * 1024).await;
+                    request.extensions_mut().insert(BodyShare(share));
+                    // A 300 KiB answer (a replay of a large create), not very compressible.
+                    let body: Vec<u8> = (0..300 * 1024u32)
+                        .map(|i| b"abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919 % 36) as usize])
+                        .collect();
+                    HttpResponse::Created()
+                        .content_type("application/json")
+                        .body(body)
+                }
+            }),
+        ))
+        .await;
+        for coding in [None, Some("gzip")] {
+            let mut request = test::TestRequest::post().uri("/write");
+            if let Some(coding) = coding {
+                request = request.insert_header((header::ACCEPT_ENCODING, coding));
+            }
+            let response = test::call_service(&app, request.to_request()).await;
+            // Answered, not yet read: the answer's bytes are still counted, no more.
+            let held = whole - budget.available_bytes();
+            let expected = match coding {
+                None => 300 * 1024,
+                Some(_) => match response.response().body().size() {
+                    actix_web::body::BodySize::Sized(size) => size as usize,
+                    other => panic!("{other:?}"),
+                },
+            };
+            assert!(
+                held > 0 && held >= expected && held < expected + 1024,
+                "{coding:?}: {held} for {expected}"
+            );
+            let body = test::read_body(response).await;
+            assert!(held >= body.len(), "{coding:?}: {held} {}", body.len());
+            assert_eq!(
+                budget.available_bytes(),
+                whole,
+                "{coding:?}: read, given back"
+            );
+        }
     }
 }

@@ -48,12 +48,14 @@ impl BodyKind {
 }
 
 /// Reads the body: checks the content type (415), the size limit (413), the time it takes
-/// (408) and the JSON syntax (400).
+/// (408) and the JSON syntax (400). `leads_to` is what handling a body of so many bytes holds
+/// beside it ([`read_body`]).
 pub async fn read_json(
     request: &HttpRequest,
     payload: web::Payload,
     kind: BodyKind,
     limits: &HttpLimits,
+    leads_to: fn(usize) -> usize,
 ) -> Result<(Value, Vec<u8>), ApiError> {
     let bytes = read_body(
         request,
@@ -61,7 +63,7 @@ pub async fn read_json(
         kind,
         limits.body_bytes,
         limits.body_timeout,
-        nothing_more,
+        leads_to,
     )
     .await?;
     let value = serde_json::from_slice::<Value>(&bytes).map_err(not_json)?;

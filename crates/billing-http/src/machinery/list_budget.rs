@@ -112,6 +112,11 @@ impl Share {
         }
     }
 
+    /// Adds `other`'s bytes to this share (both of the same budget).
+    pub(crate) fn merge(&mut self, other: Share) {
+        self.0.merge(other.0);
+    }
+
     /// The bytes the share holds now.
     pub fn bytes(&self) -> usize {
         self.0.num_permits() * UNIT

@@ -5,7 +5,7 @@ use billing_auth::{AuthError, Secret};
 use serde::Deserialize;
 
 use crate::error::ApiError;
-use crate::machinery::body::{BodyKind, deserialize, read_json, validate};
+use crate::machinery::body::{BodyKind, deserialize, nothing_more, read_json, validate};
 use crate::machinery::request::{client_address, reject_query};
 use crate::metrics::SignIn;
 use crate::state::{AppState, HttpLimits};
@@ -91,7 +91,7 @@ async fn body<T: serde::de::DeserializeOwned + garde::Validate<Context = ()>>(
         body_bytes: state.limits.body_bytes.min(BODY_LIMIT_BYTES),
         ..state.limits
     };
-    let (value, _) = read_json(request, payload, BodyKind::Json, &limits).await?;
+    let (value, _) = read_json(request, payload, BodyKind::Json, &limits, nothing_more).await?;
     if !value.is_object() {
         return Err(ApiError::field("body", "must be a JSON object"));
     }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::hostile::connect;
+use crate::sites::{site_body, with, world};
 use crate::support::TestApp;
 
 /// Holds the database's write lock (SQLite: `BEGIN IMMEDIATE`) or the billing cycles table
@@ -114,5 +115,59 @@ api_test! {
         assert!(body.len() < 32 * 1024 && body.len() > 12 * 1024, "{}", body.len());
         let reply = app.send("POST", "/v1/authenticate", None, &[], Some(("application/json", body)));
         reply.assert_problem(401);
+    }
+
+    fn an_unread_answer_keeps_its_writes_share_until_the_client_takes_it(app, settings => {
+        settings.body_memory_bytes = 1024 * 1024;
+        settings.body_limit_bytes = 1024 * 1024;
+        // A client reading nothing is let go only after this (the connection's stall limit).
+        settings.body_timeout_seconds = 10;
+    }) {
+        // A customer created with 100 sites of long text: an answer of about 1 MB, from a
+        // body the budget of 1 MiB holds whole while it is handled.
+        let world = world(&app);
+        // Two-byte letters at every text member's longest, and ten contacts.
+        let long = |characters: usize| "é".repeat(characters);
+        let pointers = ["/siteName", "/siteReference", "/siteAddress/businessName", "/siteAddress/address1", "/siteAddress/address2", "/siteAddress/address3"];
+        let site = pointers
+            .into_iter()
+            .fold(site_body(&world, "S"), |site, pointer| with(site, pointer, json!(long(100))));
+        let contacts: Vec<_> = (0..10).map(|_| json!({ "contactName": long(100), "contactRole": "TECHNICAL" })).collect();
+        let site = with(site, "/siteContacts", json!(contacts));
+        let site = with(with(site, "/customerId", json!(0)), "/siteInvoiceDetails/invoiceNotes", json!(long(1000)));
+        let body = json!({
+            "customerName": "Replayed", "customerReference": "C-R", "contractOwnerId": world.owner,
+            "billingCycleId": world.cycle, "startDate": "2026-01-01", "sites": vec![site; 100],
+        })
+        .to_string();
+        let replay = || app.send("POST", "/v1/customers", Some(&app.admin_token), &[("Idempotency-Key", "large")], Some(("application/json", body.clone())));
+        let first = replay();
+        assert_eq!(first.status, 201, "{}", &first.text[..first.text.len().min(300)]);
+        assert!(first.text.len() > 800_000, "{}", first.text.len());
+        // A client sends the replay and reads none of its answer: the answer keeps its share.
+        let mut unread = connect(&app);
+        let head = format!(
+            "POST /v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nIdempotency-Key: large\r\nContent-Length: {}\r\n\r\n",
+            app.admin_token,
+            body.len()
+        );
+        unread.write_all(head.as_bytes()).expect("head");
+        unread.write_all(body.as_bytes()).expect("body");
+        std::thread::sleep(Duration::from_millis(700));
+        // Another replay needs the whole budget while it is handled: it waits until the first
+        // client lets its answer go (closing its connection a second from now).
+        let (waited, again) = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                std::thread::sleep(Duration::from_secs(1));
+                drop(unread);
+            });
+            let started = std::time::Instant::now();
+            let again = replay();
+            (started.elapsed(), again)
+        });
+        assert!(waited >= Duration::from_millis(900), "handled while the unread answer held the budget: {waited:?}");
+        assert_eq!(again.status, 201, "{}", &again.text[..again.text.len().min(300)]);
+        assert_eq!(again.header("idempotent-replayed"), Some("true"));
+        assert_eq!(again.text, first.text);
     }
 }

@@ -21,7 +21,16 @@ pub async fn bulk_update<R: Resource>(
             ));
         }
     }
-    let (body, _) = read_json(&request, payload, BodyKind::BulkChanges, &state.limits).await?;
+    let (body, text) = read_json(
+        &request,
+        payload,
+        BodyKind::BulkChanges,
+        &state.limits,
+        before_parsed,
+    )
+    .await?;
+    let body_bytes = text.len();
+    drop(text);
     let Value::Array(elements) = body else {
         return Err(ApiError::field(
             "body",
@@ -29,6 +38,7 @@ pub async fn bulk_update<R: Resource>(
         ));
     };
     check_bulk_size(&elements)?;
+    let holds = change_holds::<R>(body_bytes, elements.len());
     let values = elements.iter().flat_map(write_only_values::<R>).collect();
     let prepared = R::prepare(&state, values).await?;
     let mut changes = Vec::with_capacity(elements.len());
@@ -62,6 +72,7 @@ pub async fn bulk_update<R: Resource>(
         check_body_members::<R>(&members, &element_name, false, Origin::Client)?;
         changes.push((index, id, members));
     }
+    hold_while_handled(&request, &state, holds).await?;
     let database = state.database.clone();
     let records = web::block(move || {
         database.write(|c| {

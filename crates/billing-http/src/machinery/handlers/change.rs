@@ -14,7 +14,10 @@ pub async fn replace<R: Resource>(
         condition,
         request: write_request,
     } = ItemWrite::of::<R>(&request, &caller)?;
-    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
+    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits, |bytes| {
+        change_holds::<R>(bytes, 1)
+    })
+    .await?;
     let input = parse_input::<R>(body, "", Origin::Client)?;
     let database = state.database.clone();
     let record = web::block(move || {
@@ -50,7 +53,14 @@ pub async fn patch<R: Resource>(
         condition,
         request: mut write_request,
     } = ItemWrite::of::<R>(&request, &caller)?;
-    let (body, _) = read_json(&request, payload, BodyKind::JsonPatch, &state.limits).await?;
+    let (body, _) = read_json(
+        &request,
+        payload,
+        BodyKind::JsonPatch,
+        &state.limits,
+        |bytes| change_holds::<R>(bytes, 1),
+    )
+    .await?;
     let operations = patch::parse_patch(body, R::FIELDS)?;
     write_request.patched_paths = Some(patch::changed_paths(&operations, R::FIELDS));
     let secrets = patch::write_only_values(&operations, R::FIELDS);

@@ -12,7 +12,16 @@ pub async fn create<R: Resource>(
     let writer = audit::Writer::new(caller.clone());
     reject_query(&request)?;
     let key = idempotency::key(&request)?;
-    let (body, _) = read_json(&request, payload, BodyKind::Json, &state.limits).await?;
+    let (body, text) = read_json(
+        &request,
+        payload,
+        BodyKind::Json,
+        &state.limits,
+        before_parsed,
+    )
+    .await?;
+    let holds = create_holds::<R>(text.len(), &body);
+    drop(text);
     let fingerprint = match &key {
         Some(_) => idempotency::fingerprint(
             &request,
@@ -45,6 +54,7 @@ pub async fn create<R: Resource>(
         single => (vec![parse_create::<R>(single, "")?], false),
     };
     let (mut inputs, embedded): (Vec<_>, Vec<_>) = parsed.into_iter().unzip();
+    hold_while_handled(&request, &state, holds).await?;
     for (member, elements) in R::EMBEDDED.iter().zip(embedded.iter().flatten()) {
         if !elements.is_empty() {
             caller.require(member.permission)?;
@@ -151,6 +161,13 @@ pub async fn create<R: Resource>(
     if replayed {
         builder.insert_header(("Idempotent-Replayed", "true"));
     }
+    // What the answer holds was counted before the write from its body (`holds.rs`).
+    debug_assert!(
+        response.body.len() <= holds,
+        "{} answered {} bytes, counted {holds}",
+        R::PATH,
+        response.body.len()
+    );
     let body = match once {
         None => response.body,
         Some((member, value)) => {

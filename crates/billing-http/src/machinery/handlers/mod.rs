@@ -7,6 +7,7 @@ mod bulk;
 mod change;
 mod create;
 mod delete;
+mod holds;
 mod read;
 mod routes;
 
@@ -37,6 +38,7 @@ use super::request::{
 use super::resource::{Access, Resource, WriteRequest, not_found};
 use crate::error::ApiError;
 use crate::state::AppState;
+use holds::{before_parsed, change_holds, create_holds, hold_while_handled};
 
 type Handled = Result<HttpResponse, ApiError>;
 

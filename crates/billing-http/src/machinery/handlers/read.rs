@@ -134,6 +134,10 @@ pub async fn get<R: Resource>(
     let parsed = reject_query(&request)
         .and_then(|()| path_id(&request))
         .and_then(|id| Ok((id, if_none_match(&request)?)));
+    // The record's share of what lists may hold at once, as a page of one, kept until the
+    // connection takes the answer: many clients reading a large record and not taking it
+    // would otherwise hold it many times over.
+    let share = state.list_budget.take(R::FIELDS, 1).await;
     let (record, (_, condition)) = caller
         .read_one(&state, R::READ, parsed, |c, caller, (id, _)| {
             R::find(c, caller, *id)?.ok_or_else(|| not_found::<R>(*id))
@@ -146,10 +150,11 @@ pub async fn get<R: Resource>(
     }
     // Written straight from the record: no intermediate JSON value.
     let body = serde_json::to_vec(&record).map_err(not_written)?;
+    let page_body = PageBody::new(body, Some(share));
+    let mut response = HttpResponse::Ok();
+    response.extensions_mut().insert(page_body.answer());
     Ok(with_etag(
-        HttpResponse::Ok()
-            .content_type("application/json")
-            .body(body),
+        response.content_type("application/json").body(page_body),
         &tag,
     ))
 }
