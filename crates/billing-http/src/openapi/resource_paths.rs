@@ -30,8 +30,8 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
             json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": format!(
                 "^({code}|in:{code}(,{code})*|like:[^\\u0000-\\u001F\\u007F-\\u009F]+)$") })
         }
-        FilterKind::Decimal { .. } => {
-            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": "^((lt|gt):)?-?[0-9]+(\\.[0-9]+)?$" })
+        FilterKind::Decimal { scale } => {
+            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": decimal_filter_pattern(scale) })
         }
         FilterKind::DateTime => {
             json!({ "type": "string", "maxLength": DATE_TIME_MAX_CHARS + 3, "pattern":
@@ -39,6 +39,17 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
         }
     };
     json!({ "name": filter.name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+/// What the parser takes for a decimal filter of `scale` places: digits, then places beyond
+/// `scale` only when they are zeros (`1.50` is `1.5`; an integer filter takes `3.0`, not
+/// `1.5`). Its range (the value in units of the last place fits 64 bits) is in the words.
+fn decimal_filter_pattern(scale: u32) -> String {
+    let places = match scale {
+        0 => "0+".to_owned(),
+        scale => format!("[0-9]{{1,{scale}}}0*"),
+    };
+    format!("^((lt|gt):)?-?[0-9]+(\\.{places})?$")
 }
 
 /// Exactly what the parser takes for a string filter (no engine needs look-ahead): `in:` with

@@ -61,7 +61,7 @@ pub(super) fn type_schema(field_type: &FieldType, access: Option<Access>) -> Val
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
         FieldType::Codes(name, _) => json!({ "$ref": format!("#/components/schemas/{name}") }),
         FieldType::Email { max } => {
-            json!({ "type": "string", "format": "email", "maxLength": max })
+            json!({ "type": "string", "format": "idn-email", "maxLength": max })
         }
         FieldType::ObjectList(fields) => json!({ "type": "array",
             "items": object_schema(fields, access != Some(Access::ReadOnly)) }),

@@ -311,6 +311,21 @@ fn filter_patterns_agree_with_the_parser() {
         "likes",
         "lik:e",
         "\u{85}",
+        "1",
+        "1.5",
+        "1.0",
+        "1.50",
+        "1.505",
+        "-3",
+        "lt:2.25",
+        "gt:-0.1",
+        "1.",
+        ".5",
+        "1e2",
+        "+1",
+        "00012.30",
+        "0.000",
+        "lt:",
     ];
     let code = FilterKind::Code {
         codes: &["EMAIL", "POST"],
@@ -320,6 +335,8 @@ fn filter_patterns_agree_with_the_parser() {
         FilterKind::DateTime,
         FilterKind::String,
         code,
+        FilterKind::Decimal { scale: 0 },
+        FilterKind::Decimal { scale: 2 },
     ] {
         let parameter = super::resource_paths::filter_parameter(
             &crate::machinery::resource::FilterParam::new("x", kind, ""),

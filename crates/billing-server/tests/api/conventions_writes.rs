@@ -116,6 +116,18 @@ api_test! {
         assert_eq!(app.get("/v1/users/2").json()["email"], serde_json::Value::Null, "nothing changed");
     }
 
+    fn a_create_refuses_preconditions_it_could_not_honour(app) {
+        let body = json!({ "name": "Guarded", "chargingUnitType": "MB", "startDate": "2026-01-01" }).to_string();
+        for (header, value) in [("If-Match", "*"), ("If-None-Match", "*"), ("If-Match", "\"1\"")] {
+            let reply = app.send("POST", PATH, Some(&app.admin_token), &[(header, value)], Some(("application/json", body.clone())));
+            reply.assert_problem(400);
+            assert_eq!(reply.error_fields(), vec![header]);
+            assert!(reply.text.contains("Idempotency-Key"), "{}", reply.text);
+        }
+        assert_eq!(app.get(&format!("{PATH}?page=1&pageSize=10")).header("x-total-count"), Some("0"), "nothing created");
+        assert_eq!(app.post(PATH, json!({ "name": "Guarded", "chargingUnitType": "MB", "startDate": "2026-01-01" })).status, 201);
+    }
+
     fn long_parameter_values_and_if_match_headers_are_refused_by_name(app) {
         // A list parameter's value is at most 2048 characters, If-Match at most 1024
         // (docs/api.md, "Lists"): beyond, 400 naming it, well before the 8 KiB request target.

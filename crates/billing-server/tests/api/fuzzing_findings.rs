@@ -72,6 +72,27 @@ fn assert_matches(schema: &Value, record: &Value, what: &str) {
 }
 
 api_test! {
+    // A list with a mistyped element was checked by its rules without it: `["a", 1, -1]`
+    // named the -1 as `[1]`, and a list left empty "must hold at least one" as well.
+    fn a_list_with_a_mistyped_element_is_named_only_where_it_is_broken(app) {
+        let body = |roles: Value, owners: Value| {
+            json!({ "username": "listed", "password": "choose-a-long-password", "roles": roles,
+                "contractOwnerIds": owners })
+        };
+        let reply = app.post("/v1/users", body(json!(["READ_ONLY"]), json!(["a", 1, -1])));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), ["contractOwnerIds[0]"], "{}", reply.text);
+        let reply = app.post("/v1/users", body(json!([5]), json!([])));
+        reply.assert_problem(400);
+        assert_eq!(reply.error_fields(), ["roles[0]"], "{}", reply.text);
+        // Without a mistyped element, every broken one is named in its place; before one,
+        // too.
+        let reply = app.post("/v1/users", body(json!(["READ_ONLY"]), json!([1, -1, -2])));
+        assert_eq!(reply.error_fields(), ["contractOwnerIds[1]", "contractOwnerIds[2]"], "{}", reply.text);
+        let reply = app.post("/v1/users", body(json!(["READ_ONLY"]), json!([-1, "a", -2])));
+        assert_eq!(reply.error_fields(), ["contractOwnerIds[1]", "contractOwnerIds[0]"], "{}", reply.text);
+    }
+
     // schemathesis ST108: `POST /v1/customers` answers with the customer's `sites` (created
     // in the same request, `[]` when none were sent), which its response schema did not have
     // (`additionalProperties: false`).

@@ -13,14 +13,10 @@ pub async fn bulk_update<R: Resource>(
     reject_query(&request)?;
     // A version is a record's: a precondition on the batch would have none to compare with,
     // and ignoring it would leave the client believing its write was guarded.
-    for name in ["If-Match", "If-None-Match"] {
-        if request.headers().contains_key(name) {
-            return Err(ApiError::field(
-                name,
-                "a bulk update takes no precondition (each record has its own version); change the records one by one to guard each",
-            ));
-        }
-    }
+    refuse_preconditions(
+        &request,
+        "a bulk update takes no precondition (each record has its own version); change the records one by one to guard each",
+    )?;
     let (body, text) = read_json(
         &request,
         payload,

@@ -11,6 +11,10 @@ pub async fn create<R: Resource>(
     caller.require(R::WRITE)?;
     let writer = audit::Writer::new(caller.clone());
     reject_query(&request)?;
+    refuse_preconditions(
+        &request,
+        "a create takes no precondition: the record it makes has no version yet (to make a create safe to send again, give it an Idempotency-Key)",
+    )?;
     let key = idempotency::key(&request)?;
     let (body, text) = read_json(
         &request,

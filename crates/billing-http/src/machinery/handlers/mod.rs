@@ -78,6 +78,19 @@ fn not_written(error: serde_json::Error) -> ApiError {
     ApiError::internal(format!("cannot serialize a response: {error}"))
 }
 
+/// 400 naming `If-Match` or `If-None-Match` when the request carries one: a write on a
+/// collection has no version to compare them with, and ignoring them would leave the client
+/// believing its write was guarded.
+fn refuse_preconditions(request: &HttpRequest, words: &str) -> Result<(), ApiError> {
+    match ["If-Match", "If-None-Match"]
+        .into_iter()
+        .find(|name| request.headers().contains_key(*name))
+    {
+        Some(name) => Err(ApiError::field(name, words)),
+        None => Ok(()),
+    }
+}
+
 /// What runs once a write of `R` committed, before its response leaves:
 /// [`Resource::committed`] here, then [`Resource::after_commit`] on a blocking thread.
 async fn committed<R: Resource>(state: &web::Data<AppState>) {
@@ -267,17 +280,28 @@ pub fn parse_input<R: Resource>(
         return Ok(input);
     }
     // The members left are well typed: their rules are checked too, and reported unless a
-    // member (or the part holding it) is already named.
+    // member (or the part holding it) is already named. A list with an element named whole
+    // was checked without it: its rules would name the elements after it from the wrong place
+    // (`[1]` for the third) or find it too short, so only those before it are reported.
     if let Ok(input) = deserialize::<R::Input>(checked)
         && let Err(rules) = validate_named::<R>(&input)
         && let Ok(rule_errors) = rules.into_field_errors()
     {
         let named: Vec<String> = errors.errors.iter().map(|e| e.field.clone()).collect();
+        let removed: Vec<(&str, usize)> =
+            named.iter().filter_map(|field| element_of(field)).collect();
         for error in rule_errors {
             let covered = named.iter().any(|field| {
                 error.field == *field
                     || error.field.starts_with(&format!("{field}."))
                     || error.field.starts_with(&format!("{field}["))
+            }) || removed.iter().any(|(list, first)| {
+                error.field == *list
+                    || error
+                        .field
+                        .strip_prefix(&format!("{list}["))
+                        .and_then(|rest| rest.split_once(']'))
+                        .is_some_and(|(index, _)| index.parse().is_ok_and(|i: usize| i >= *first))
             });
             if !covered {
                 errors.errors.push(error);
@@ -285,6 +309,12 @@ pub fn parse_input<R: Resource>(
         }
     }
     Err(ApiError::validation(errors).within(prefix))
+}
+
+/// `list[3]` → the list and the element's place; `None` for a path that does not end there.
+fn element_of(path: &str) -> Option<(&str, usize)> {
+    let (list, index) = path.strip_suffix(']')?.rsplit_once('[')?;
+    Some((list, index.parse().ok()?))
 }
 
 /// garde's checks of an input, each error named by the body's path (a shown record's key is
