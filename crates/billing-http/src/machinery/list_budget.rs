@@ -12,7 +12,8 @@
 //! (at most [`SMALL_PAGE_BYTES`] at its worst) never waits behind large ones: when the budget
 //! has no room for it at once, it takes its share from a reserve of its own
 //! ([`SMALL_PAGES_RESERVE_BYTES`], beyond the budget), so a client asking for pages of 1,000
-//! sites over and over delays another's page of currencies by nothing.
+//! sites over and over delays another's page of currencies by nothing. A page of one record
+//! (and a record read alone) is a small page whatever its type.
 
 use std::sync::Arc;
 
@@ -65,7 +66,9 @@ impl ListBudget {
     /// being built leave; the share is given back as it shrinks and when it is dropped.
     pub async fn take(&self, fields: &[Field], page_size: u32) -> Share {
         let units = self.units_for(fields, page_size);
-        let from = if units as usize * UNIT <= SMALL_PAGE_BYTES {
+        // A record read alone is a small page whatever its type (an audit event may hold
+        // 2 MB at its worst): it never waits behind pages of a thousand.
+        let from = if units as usize * UNIT <= SMALL_PAGE_BYTES || page_size == 1 {
             // The budget's room now, else the small pages' reserve (waiting there only behind
             // other small pages).
             match Arc::clone(&self.permits).try_acquire_many_owned(units) {
