@@ -42,7 +42,15 @@ pub struct ServeOptions {
     pub blocking_threads: usize,
     /// How long a graceful stop waits for requests in flight.
     pub shutdown_timeout_seconds: u64,
+    /// The most connections the instance holds at once ([`DEFAULT_MAX_CONNECTIONS`]).
+    pub max_connections: u32,
 }
+
+/// 1,024 connections: each may hold up to about 300 KB of a request body the HTTP library has
+/// read ahead before the body's turn in the budget comes (measured), so the instance holds at
+/// most some 300 MB that way; with actix's own default (25,600 a worker) it was gigabytes. A
+/// connection past it waits in the kernel's queue until another closes.
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
 
 /// What each connection's socket may hold of answers not yet taken by the client (the kernel
 /// doubles it). A write is accepted again only once about half of what the socket holds has
@@ -77,6 +85,9 @@ pub fn serve_api(
     let server = builder
         .disable_signals()
         .workers(options.workers)
+        .max_concurrent_connections(
+            (options.max_connections as usize).div_ceil(options.workers.max(1)),
+        )
         .worker_max_blocking_threads(options.blocking_threads)
         .shutdown_timeout(options.shutdown_timeout_seconds)
         .listen("billing-api", listener, move || {

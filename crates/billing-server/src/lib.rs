@@ -298,6 +298,7 @@ pub fn serve_on(
             // only wait in the pool, and wake each other, instead of waiting in the queue.
             blocking_threads: settings.database.db_pool_size.max(1) as usize,
             shutdown_timeout_seconds: 30,
+            max_connections: settings.max_connections,
         },
         api_state,
         metrics_on,

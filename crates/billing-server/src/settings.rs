@@ -295,6 +295,10 @@ pub struct Settings {
     /// HTTP worker threads (0: one per core).
     #[arg(long, env = "BILLING_WORKERS", default_value_t = 0)]
     pub workers: usize,
+    /// The most client connections the instance holds at once (each may hold some 300 KB of
+    /// a body read ahead); one past it waits until another closes.
+    #[arg(long, env = "BILLING_MAX_CONNECTIONS", default_value_t = billing_http::transport::DEFAULT_MAX_CONNECTIONS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
     /// The most 8-byte words one source's dialstrings may take in the rating index (unset: the
     /// engine's limit, about 134 million, some 25 million dialstrings). A source past it is
     /// left out and its lookups answer 507. For capacity planning and tests.

@@ -170,4 +170,28 @@ api_test! {
         assert_eq!(again.header("idempotent-replayed"), Some("true"));
         assert_eq!(again.text, first.text);
     }
+
+    fn connections_past_the_limit_wait_until_one_closes(app, settings => settings.max_connections = 2) {
+        // Two connections (one a worker) are held open, each partway through a request head.
+        let held: Vec<_> = (0..2)
+            .map(|_| {
+                let mut stream = connect(&app);
+                stream.write_all(b"GET /health/live HTTP/1.1\r\n").expect("partial head");
+                stream
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        // A third is accepted by the kernel but not served while they are open.
+        let mut third = connect(&app);
+        third.set_read_timeout(Some(Duration::from_millis(1500))).expect("timeout");
+        third.write_all(b"GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").expect("request");
+        let mut answer = Vec::new();
+        let waited = third.read_to_end(&mut answer);
+        assert!(waited.is_err() && answer.is_empty(), "served past the limit: {}", String::from_utf8_lossy(&answer));
+        // Once they close, it is.
+        drop(held);
+        third.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        let _ = third.read_to_end(&mut answer);
+        assert!(answer.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer));
+    }
 }

@@ -110,6 +110,7 @@ pub fn settings_for(data_dir: PathBuf, database_url: Option<String>) -> Settings
         list_memory_bytes: billing_http::machinery::list_budget::DEFAULT_BYTES,
         body_memory_bytes: billing_http::machinery::body_budget::DEFAULT_BYTES,
         workers: 2,
+        max_connections: billing_http::transport::DEFAULT_MAX_CONNECTIONS,
         rating_word_limit: None,
         logging: LogSettings {
             log_format: LogFormat::Text,
