@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::body_budget::BodyShare;
+use super::body_budget::{BodyDeadline, BodyShare};
 use crate::error::ApiError;
 use crate::state::{AppState, HttpLimits};
 
@@ -181,6 +181,7 @@ async fn read_whole_body(
     if let Some(mut share) = share {
         share.hold_only(bytes.len().saturating_add(leads_to(bytes.len())));
         request.extensions_mut().insert(BodyShare(share));
+        request.extensions_mut().insert(BodyDeadline(deadline));
     }
     Ok(bytes)
 }

@@ -95,15 +95,26 @@ impl Default for BodyBudget {
 /// A request's share, kept in its extensions until its answer takes it (`compression`).
 pub struct BodyShare(pub Share);
 
+/// When the request's body had to arrive by, with its turn in the budget: the wait for a
+/// larger share ([`hold_at_least`]) ends then too, so a write waits at most the body timeout
+/// in all before its 503.
+#[derive(Clone, Copy)]
+pub struct BodyDeadline(pub tokio::time::Instant);
+
 /// Makes the request's share hold at least `bytes` (at most the whole budget) while it is
 /// handled: the more at once when the budget has room, else the share is given back and the
-/// whole waited for in turn, within `timeout` (then 503 with `Retry-After`).
+/// whole waited for in turn, until the request's [`BodyDeadline`] (else `timeout` from now;
+/// then 503 with `Retry-After`).
 pub async fn hold_at_least(
     request: &HttpRequest,
     budget: &BodyBudget,
     bytes: usize,
     timeout: std::time::Duration,
 ) -> Result<(), ApiError> {
+    let deadline = request.extensions().get::<BodyDeadline>().map_or_else(
+        || tokio::time::Instant::now() + timeout,
+        |BodyDeadline(at)| *at,
+    );
     let wanted = budget.units_for(bytes) as usize * UNIT;
     let held = request.extensions_mut().remove::<BodyShare>();
     let share = match held {
@@ -115,10 +126,10 @@ pub async fn hold_at_least(
             }
             None => {
                 drop(share);
-                wait_for(budget, wanted, timeout).await?
+                wait_for(budget, wanted, deadline).await?
             }
         },
-        None => wait_for(budget, wanted, timeout).await?,
+        None => wait_for(budget, wanted, deadline).await?,
     };
     request.extensions_mut().insert(BodyShare(share));
     Ok(())
@@ -127,9 +138,9 @@ pub async fn hold_at_least(
 async fn wait_for(
     budget: &BodyBudget,
     bytes: usize,
-    timeout: std::time::Duration,
+    deadline: tokio::time::Instant,
 ) -> Result<Share, ApiError> {
-    tokio::time::timeout(timeout, budget.take(bytes))
+    tokio::time::timeout_at(deadline, budget.take(bytes))
         .await
         .map_err(|_| {
             ApiError::unavailable(
@@ -246,6 +257,24 @@ mod tests {
             actix_web::http::StatusCode::SERVICE_UNAVAILABLE
         );
         assert_eq!((held(&request), budget.available_bytes()), (0, UNIT));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_share_waits_no_longer_than_its_bodys_deadline() {
+        let budget = BodyBudget::new(4 * UNIT);
+        let _other = budget.take(3 * UNIT).await;
+        let request = request_holding(Some(budget.take(UNIT).await));
+        // The body took most of its 30 s to arrive: 2 s are left for its turn.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        request.extensions_mut().insert(BodyDeadline(deadline));
+        let refused = hold_at_least(&request, &budget, 2 * UNIT, Duration::from_secs(30))
+            .await
+            .expect_err("no room");
+        assert_eq!(
+            refused.status(),
+            actix_web::http::StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(tokio::time::Instant::now(), deadline);
     }
 
     #[tokio::test]
