@@ -4,8 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// The one file that may allow `unsafe`: a prefetch hint on the rating engine's hot path.
-pub const UNSAFE_ALLOWED_IN: &str = "crates/billing-domain/src/rating/prefetch.rs";
+/// The files that may allow `unsafe`: a prefetch hint on the rating engine's hot path, and the
+/// calls into glibc's allocator that give memory back after bursts.
+pub const UNSAFE_ALLOWED_IN: [&str; 2] = [
+    "crates/billing-domain/src/rating/prefetch.rs",
+    "crates/billing-server/src/memory.rs",
+];
 
 /// The longest a source file may be, in lines.
 const MAX_FILE_LINES: usize = 600;
@@ -56,23 +60,26 @@ fn source_files() -> Result<Vec<(PathBuf, String)>, String> {
     Ok(files)
 }
 
-/// Fails when a Rust file other than [`UNSAFE_ALLOWED_IN`] allows `unsafe` code.
+/// Fails when a Rust file other than those in [`UNSAFE_ALLOWED_IN`] allows `unsafe` code.
 pub fn check_unsafe_allowances() -> Result<(), String> {
     let offenders: Vec<String> = source_files()?
         .into_iter()
         .filter(|(path, text)| {
             path.extension().is_some_and(|e| e == "rs")
                 && text.contains(concat!("allow(", "unsafe_code)"))
-                && path != Path::new(UNSAFE_ALLOWED_IN)
+                && !UNSAFE_ALLOWED_IN
+                    .iter()
+                    .any(|allowed| path == Path::new(allowed))
         })
         .map(|(path, _)| path.display().to_string())
         .collect();
     if offenders.is_empty() {
-        eprintln!("unsafe: allowed only in {UNSAFE_ALLOWED_IN}");
+        eprintln!("unsafe: allowed only in {}", UNSAFE_ALLOWED_IN.join(", "));
         Ok(())
     } else {
         Err(format!(
-            "unsafe code allowed outside {UNSAFE_ALLOWED_IN}:\n  {}",
+            "unsafe code allowed outside {}:\n  {}",
+            UNSAFE_ALLOWED_IN.join(", "),
             offenders.join("\n  ")
         ))
     }

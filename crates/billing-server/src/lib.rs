@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod bootstrap;
+pub mod memory;
 pub mod settings;
 
 use std::net::{SocketAddr, TcpListener};

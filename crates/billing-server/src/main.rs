@@ -263,6 +263,7 @@ fn serve(settings: &Settings) -> Result<(), ServerError> {
     let listeners = Listeners::bind(settings)?;
     let _claim = billing_server::claim_for_serving(&settings.database)?;
     let state = build_state(settings)?;
+    billing_server::memory::give_back_after_bursts();
     actix_web::rt::System::new().block_on(async {
         let serving = serve_on(settings, listeners, state)?;
         match serving.metrics_address {
