@@ -60,8 +60,9 @@ pub fn check_invoice_routing(
 }
 
 /// The receiving site belongs to the same customer, receives invoices itself, has not ended
-/// and does not end before the sending site does (docs/api.md "Sites"). `this_site` is the site
-/// being written (`None` on create), `end_date` its end date.
+/// (unless the sending site has ended too) and does not end before the sending site does
+/// (docs/api.md "Sites"). `this_site` is the site being written (`None` on create), `end_date`
+/// its end date.
 pub fn check_receiving_site(
     this_site: Option<i64>,
     customer_id: i64,
@@ -82,7 +83,10 @@ pub fn check_receiving_site(
             Some(site) if !site.has_invoice_details => Some(format!(
                 "site {receiving_id} has no siteInvoiceDetails: it sends its own invoices elsewhere"
             )),
-            Some(site) if super::is_ended(site.end_date, today) => {
+            // A site that has ended itself needs only a receiver that lasted as long.
+            Some(site)
+                if super::is_ended(site.end_date, today) && !super::is_ended(end_date, today) =>
+            {
                 Some(format!("site {receiving_id} has ended"))
             }
             Some(ReceivingSiteFacts {
@@ -251,6 +255,24 @@ mod tests {
             check_receiving_site(None, 1, None, 5, Some(&ends_later), today).is_err(),
             "open-ended"
         );
+        // A site that has ended needs a receiver that lasted as long, ended or not.
+        let ended_on = |end: &str| ReceivingSiteFacts {
+            end_date: Some(day(end)),
+            ..ends_later.clone()
+        };
+        let sender_ended = |receiver: &str| {
+            check_receiving_site(
+                Some(7),
+                1,
+                Some(day("2026-10-01")),
+                5,
+                Some(&ended_on(receiver)),
+                today,
+            )
+        };
+        assert!(sender_ended("2026-11-01").is_ok());
+        assert!(sender_ended("2026-10-01").is_ok());
+        insta::assert_snapshot!(sender_ended("2026-06-01").unwrap_err(), @"siteIdReceivingInvoice: site 5 ends on 2026-06-01: a site that sends its invoices to it must end by then");
     }
 
     #[test]

@@ -59,7 +59,15 @@ impl Resource for Sites {
             input.site_invoice_details.is_some(),
             input.site_id_receiving_invoice,
         ));
-        if let Some(receiving) = input.site_id_receiving_invoice {
+        // A choice of another record is checked when it is made or what it must cover
+        // changes, not on every later edit: the receiving site may end, or the mandate change
+        // its status, after the choice (docs/api.md "Sites").
+        let routing_changed = current.is_none_or(|site| {
+            site.site_id_receiving_invoice != input.site_id_receiving_invoice
+                || site.end_date != input.end_date.map(|date| date.0)
+                || site.customer_id != input.customer_id
+        });
+        if let Some(receiving) = input.site_id_receiving_invoice.filter(|_| routing_changed) {
             let facts = sites::receiving_facts(connection, receiving)?.map(
                 |(customer_id, has_invoice_details, end_date)| ReceivingSiteFacts {
                     customer_id,
@@ -80,7 +88,7 @@ impl Resource for Sites {
             let path = names::site_invoice_details;
             let stored = current.and_then(|site| site.site_invoice_details.as_ref());
             check_templates(connection, path, details, stored, &mut errors)?;
-            fill_mandate(connection, path, details, &mut errors)?;
+            fill_mandate(connection, path, details, stored, &mut errors)?;
         }
         label_custom_fields(connection, input, &mut errors)?;
         errors.into_result(|| ()).map_err(ApiError::validation)?;
@@ -271,6 +279,7 @@ fn fill_mandate(
     connection: &mut DbConnection,
     path: &str,
     details: &mut site_invoice_details::Input,
+    stored: Option<&site_invoice_details::Record>,
     errors: &mut ValidationErrors,
 ) -> ApiResult<()> {
     let mandate = match &details.mandate_reference {
@@ -284,13 +293,23 @@ fn fill_mandate(
     let facts = mandate.as_ref().map(|row| MandateFacts {
         status: row.status.clone(),
     });
-    errors.collect(check_mandate(
-        path,
-        &details.payment_method,
-        details.mandate_reference.as_deref(),
-        details.third_party_customer_reference.as_deref(),
-        facts.as_ref(),
-    ));
+    // The mandate's status may change after a site chose it: the rule is checked when the
+    // choice is made or changed, so that a site whose mandate was cancelled can still be
+    // edited and ended.
+    let choice_changed = stored.is_none_or(|stored| {
+        stored.payment_method != details.payment_method
+            || stored.mandate_reference != details.mandate_reference
+            || stored.third_party_customer_reference != details.third_party_customer_reference
+    });
+    if choice_changed {
+        errors.collect(check_mandate(
+            path,
+            &details.payment_method,
+            details.mandate_reference.as_deref(),
+            details.third_party_customer_reference.as_deref(),
+            facts.as_ref(),
+        ));
+    }
     details.mandate_status = mandate.as_ref().map(|row| row.status.clone());
     details.mandate_created_date = mandate.as_ref().map(|row| UtcDateTime(row.created_date));
     details.mandate_updated_date = mandate.as_ref().map(|row| UtcDateTime(row.updated_date));

@@ -1,7 +1,8 @@
 //! Rules of docs/api.md "Sites" that `sites.rs` leaves out: a custom field's label sent back,
 //! a site switching its invoice routing both ways by patch, a site sending to itself, the
 //! template ids fixed once the details exist, the mandate a site names, and the members a body
-//! may not carry.
+//! may not carry; choices of other records checked when they are made, so that a site stays
+//! editable when the receiving site ends or the mandate is cancelled later.
 
 use serde_json::{Value, json};
 
@@ -125,5 +126,66 @@ api_test! {
         let path = format!("/v1/sites/{}", site["id"]);
         let marked = app.patch(&path, json!([{ "op": "replace", "path": "/siteContacts/1/contactNameToAppearOnInvoice", "value": true }]));
         assert_eq!(marked.error_fields(), vec!["siteContacts[1].receiveInvoiceBy"], "{}", marked.text);
+    }
+
+    fn a_site_that_has_ended_stays_editable_when_its_receiving_site_ends_later(app) {
+        let w = world(&app);
+        let end = |path: &str, date: &str| app.patch(path, json!([{ "op": "add", "path": "/endDate", "value": date }]));
+        let sender = |receiver: &Value, name: &str| {
+            let body = with(site_body(&w, name), "/siteInvoiceDetails", Value::Null);
+            create_site(&app, with(body, "/siteIdReceivingInvoice", receiver["id"].clone()))
+        };
+        for (receiver_end, what) in [("2026-11-01", "after the sender"), ("2026-06-01", "before the sender")] {
+            let head = create_site(&app, site_body(&w, "Head office"));
+            let branch = sender(&head, "Branch");
+            let (head_path, branch_path) = (format!("/v1/sites/{}", head["id"]), format!("/v1/sites/{}", branch["id"]));
+            assert_eq!(end(&branch_path, "2026-10-01").status, 200);
+            // The branch has ended: it does not hold the head office (docs/api.md "Sites").
+            let ended = end(&head_path, receiver_end);
+            assert_eq!(ended.status, 200, "{what}: {}", ended.text);
+            // The branch is still editable, whatever its receiver did after it.
+            let renamed = app.patch(&branch_path, json!([{ "op": "replace", "path": "/siteName", "value": "Old branch" }]));
+            assert_eq!(renamed.status, 200, "{what}: {}", renamed.text);
+            // A new end date must still be covered by the receiver's.
+            let later = end(&branch_path, "2026-10-15");
+            if receiver_end == "2026-11-01" {
+                assert_eq!(later.status, 200, "{what}: {}", later.text);
+            } else {
+                assert_eq!(later.error_fields(), vec!["siteIdReceivingInvoice"], "{what}: {}", later.text);
+                assert_eq!(end(&branch_path, "2026-05-01").status, 200, "{what}");
+            }
+            // A site in force cannot start sending to the ended head office.
+            let body = with(site_body(&w, "New"), "/siteInvoiceDetails", Value::Null);
+            let refused = app.post("/v1/sites", with(body, "/siteIdReceivingInvoice", head["id"].clone()));
+            assert_eq!(refused.error_fields(), vec!["siteIdReceivingInvoice"], "{what}: {}", refused.text);
+        }
+    }
+
+    fn a_site_whose_mandate_is_cancelled_stays_editable_and_can_end(app) {
+        let w = world(&app);
+        let details = json!({ "invoiceTemplateId": w.invoice_template, "paymentTermsInDays": 30,
+            "paymentMethod": "PROVIDER_B", "mandateReference": "MB-1" });
+        let site = create_site(&app, with(site_body(&w, "Direct"), "/siteInvoiceDetails", details.clone()));
+        let path = format!("/v1/sites/{}", site["id"]);
+        let mandates = app.get("/v1/payment-provider-mandates?page=1&pageSize=10&mandateReference=MB-1").json();
+        let mandate_path = format!("/v1/payment-provider-mandates/{}", mandates[0]["id"]);
+        assert_eq!(app.patch(&mandate_path, json!([{ "op": "replace", "path": "/status", "value": "Cancelled" }])).status, 200);
+        // The site shows the cancelled mandate, and may still be edited and ended.
+        let renamed = app.patch(&path, json!([
+            { "op": "replace", "path": "/siteName", "value": "Direct (old)" },
+            { "op": "replace", "path": "/siteInvoiceDetails/paymentTermsInDays", "value": 14 }]));
+        assert_eq!(renamed.status, 200, "{}", renamed.text);
+        assert_eq!(renamed.json()["siteInvoiceDetails"]["mandateStatus"], "Cancelled");
+        let ended = app.patch(&path, json!([{ "op": "add", "path": "/endDate", "value": "2026-10-01" }]));
+        assert_eq!(ended.status, 200, "{}", ended.text);
+        // Choosing the cancelled mandate is refused: on a new site, and on a site changing to it.
+        let field = "siteInvoiceDetails.mandateReference";
+        let created = app.post("/v1/sites", with(site_body(&w, "New"), "/siteInvoiceDetails", details));
+        assert_eq!(created.error_fields(), vec![field], "{}", created.text);
+        let other = create_site(&app, site_body(&w, "Cheque"));
+        let switched = app.patch(&format!("/v1/sites/{}", other["id"]), json!([
+            { "op": "replace", "path": "/siteInvoiceDetails/paymentMethod", "value": "PROVIDER_B" },
+            { "op": "add", "path": "/siteInvoiceDetails/mandateReference", "value": "MB-1" }]));
+        assert_eq!(switched.error_fields(), vec![field], "{}", switched.text);
     }
 }
