@@ -301,6 +301,27 @@ fn segments(pointer: &str) -> Vec<String> {
         .collect()
 }
 
+/// The deepest a patched document may nest arrays and objects: as deep as the JSON reader lets
+/// a request body nest (serde_json's limit).
+pub const MAX_DEPTH: usize = 128;
+
+/// How deep `value` nests arrays and objects (a number or text: 0; `[]`: 1), walked without
+/// recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 0)];
+    while let Some((value, above)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(elements) => Box::new(elements.iter()),
+            Value::Object(members) => Box::new(members.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(above + 1);
+        pending.extend(children.map(|child| (child, above + 1)));
+    }
+    deepest
+}
+
 /// How much work one patch may do, as a multiple of the document bound: the bytes of JSON its
 /// operations measure, place, copy, take out and compare, and the array elements they shift.
 pub const WORK_PER_DOCUMENT_BOUND: usize = 4;
@@ -356,6 +377,32 @@ pub fn apply(
                     "this patch handles more than {work_bound} bytes of JSON in all (values \
                      placed, copied, moved, removed and compared, and array elements shifted): \
                      split it into smaller patches"
+                ),
+            ));
+        }
+        // Nesting is bounded as a body's is: a `copy` into the copied value's own depths
+        // doubles it with each operation, and values thousands of levels deep overflow the
+        // stack of whatever walks them (writing, cloning, dropping).
+        let nested = |path: &str, value: Option<&Value>| {
+            value.map_or(0, |value| path.matches('/').count() + depth(value))
+        };
+        let deepest = match operation {
+            PatchOperation::Add(op) => nested(op.path.as_str(), Some(&op.value)),
+            PatchOperation::Replace(op) => nested(op.path.as_str(), Some(&op.value)),
+            PatchOperation::Copy(op) => {
+                nested(op.path.as_str(), document.pointer(op.from.as_str()))
+            }
+            PatchOperation::Move(op) => {
+                nested(op.path.as_str(), document.pointer(op.from.as_str()))
+            }
+            PatchOperation::Remove(_) | PatchOperation::Test(_) => 0,
+        };
+        if deepest > MAX_DEPTH {
+            return Err(ApiError::field(
+                format!("[{index}]"),
+                format!(
+                    "the patched document would nest arrays and objects {deepest} levels deep; \
+                     at most {MAX_DEPTH} are accepted, as in a request body"
                 ),
             ));
         }

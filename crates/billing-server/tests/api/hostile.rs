@@ -59,6 +59,44 @@ fn trickled(app: &TestApp, head: &str, chunk: &'static [u8]) -> (String, Duratio
 }
 
 api_test! {
+    fn a_patch_cannot_nest_a_document_deeper_than_a_body(app) {
+        let chain = reference_chain(&app);
+        let path = format!("/v1/charge-groups/{}", chain.charge_group);
+        let before = app.get(&path);
+        // A copy into the copied value's own depths doubles its nesting: from 100 levels,
+        // seven copies make 6,400, which overflowed the stack of the thread that walked it and
+        // took the whole process down (a review's finding).
+        let nested = |levels: usize| -> Value { serde_json::from_str(&format!("{}{}", "[".repeat(levels), "]".repeat(levels))).expect("nested") };
+        let mut operations = vec![json!({ "op": "add", "path": "/zz", "value": nested(100) })];
+        let mut levels = 100;
+        while levels < 6400 {
+            operations.push(json!({ "op": "copy", "from": "/zz", "path": format!("/zz{}", "/0".repeat(levels - 1)) }));
+            levels *= 2;
+        }
+        let refused = app.patch(&path, Value::Array(operations));
+        let body = refused.assert_problem(400);
+        assert_eq!(refused.error_fields(), vec!["[1]"], "{body}");
+        assert!(body["detail"].as_str().expect("detail").contains("at most 128 are accepted"), "{body}");
+        // The same by `move` and by `add` of a value that is deep enough only where it lands.
+        let deep_move = app.patch(&path, json!([
+            { "op": "add", "path": "/zz", "value": nested(100) },
+            { "op": "add", "path": "/yy", "value": nested(100) },
+            { "op": "move", "from": "/yy", "path": format!("/zz{}", "/0".repeat(99)) }]));
+        assert_eq!(deep_move.error_fields(), vec!["[2]"], "{}", deep_move.text);
+        let deep_add = app.patch(&path, json!([
+            { "op": "add", "path": "/zz", "value": nested(100) },
+            { "op": "add", "path": format!("/zz{}", "/0".repeat(99)), "value": nested(100) }]));
+        assert_eq!(deep_add.error_fields(), vec!["[1]"], "{}", deep_add.text);
+        assert_eq!(app.get(&path).header("etag"), before.header("etag"));
+        // Within the bound, nesting is the patch's own business.
+        let fine = app.patch(&path, json!([
+            { "op": "add", "path": "/zz", "value": nested(60) },
+            { "op": "copy", "from": "/zz", "path": format!("/zz{}", "/0".repeat(59)) },
+            { "op": "remove", "path": "/zz" }]));
+        assert_eq!(fine.status, 200, "{}", fine.text);
+        assert_eq!(app.get("/health/live").status, 200);
+    }
+
     fn a_patch_cannot_grow_a_document_past_the_body_limit(app) {
         let chain = reference_chain(&app);
         let path = format!("/v1/charge-groups/{}", chain.charge_group);
