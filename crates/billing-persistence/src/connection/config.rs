@@ -48,7 +48,7 @@ impl DatabaseConfig {
                             .to_owned(),
                     );
                 }
-                Ok((Backend::Postgres, url.to_owned()))
+                Ok((Backend::Postgres, with_network_timeouts(url)))
             }
             Some(url) if url.starts_with("sqlite://") => Ok((
                 Backend::Sqlite,
@@ -73,6 +73,46 @@ impl DatabaseConfig {
             )),
         }
     }
+}
+
+/// The libpq parameters that bound how long a connection waits on a network that lost the
+/// database, each added to a PostgreSQL URL that does not set it (docs/operations.md "When the
+/// database fails"): a connection attempt gives up after 5 s; a query sent and not acknowledged for
+/// 10 s fails (`tcp_user_timeout`, milliseconds); a connection waiting for an answer probes the
+/// server after 5 s of silence and fails when 3 probes 2 s apart go unanswered. Without them a
+/// request on a connection whose peer vanished (a host down, a network partition) waited for
+/// the kernel's own retransmission timeout, about 15 minutes.
+pub const NETWORK_TIMEOUTS: [(&str, &str); 6] = [
+    ("connect_timeout", "5"),
+    ("tcp_user_timeout", "10000"),
+    ("keepalives", "1"),
+    ("keepalives_idle", "5"),
+    ("keepalives_interval", "2"),
+    ("keepalives_count", "3"),
+];
+
+/// `url` with each of [`NETWORK_TIMEOUTS`] it does not set added to its query.
+fn with_network_timeouts(url: &str) -> String {
+    let (base, fragment) = url
+        .split_once('#')
+        .map_or((url, None), |(b, f)| (b, Some(f)));
+    let query = base.split_once('?').map_or("", |(_, query)| query);
+    let set: Vec<&str> = query
+        .split('&')
+        .filter_map(|pair| pair.split('=').next())
+        .collect();
+    let mut resolved = base.to_owned();
+    for (name, value) in NETWORK_TIMEOUTS {
+        if !set.contains(&name) {
+            resolved.push(if resolved.contains('?') { '&' } else { '?' });
+            resolved.push_str(&format!("{name}={value}"));
+        }
+    }
+    if let Some(fragment) = fragment {
+        resolved.push('#');
+        resolved.push_str(fragment);
+    }
+    resolved
 }
 
 /// A `DATABASE_URL` without a scheme that names a SQLite file: a path from the root or the
@@ -153,6 +193,23 @@ mod url_tests {
             describe_location(Backend::Sqlite, "/var/lib/billing/billing.db"),
             @"SQLite database /var/lib/billing/billing.db"
         );
+    }
+
+    #[test]
+    fn a_postgresql_url_gains_the_network_timeouts_it_does_not_set() {
+        let resolved = |url: &str| {
+            DatabaseConfig {
+                url: Some(url.to_owned()),
+                data_dir: PathBuf::from("data"),
+                pool_size: 1,
+                connection_timeout: Duration::from_secs(1),
+            }
+            .resolve()
+            .map(|(_, url)| url)
+            .expect("accepted")
+        };
+        insta::assert_snapshot!(resolved("postgres://u@h/d"), @"postgres://u@h/d?connect_timeout=5&tcp_user_timeout=10000&keepalives=1&keepalives_idle=5&keepalives_interval=2&keepalives_count=3");
+        insta::assert_snapshot!(resolved("postgresql://u@h:5432/d?sslmode=require&keepalives_idle=60&connect_timeout=2"), @"postgresql://u@h:5432/d?sslmode=require&keepalives_idle=60&connect_timeout=2&tcp_user_timeout=10000&keepalives=1&keepalives_interval=2&keepalives_count=3");
     }
 
     #[test]
