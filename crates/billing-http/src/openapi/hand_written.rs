@@ -32,16 +32,18 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
         "examples": [{ "refreshToken": "Q2hvb3NlIGEgbG9uZyByYW5kb20gcmVmcmVzaCB0b2s" }] }),
     );
     schemas.insert("SignIn".into(), json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
-        "brand": { "type": ["string", "null"], "minLength": 1, "maxLength": 100, "description": "When given, must match the deployment's brand; null is as if left out." },
-        "username": { "type": "string", "minLength": 1, "maxLength": 100,
-            "description": "Any characters: looked up, and an unknown username is 401 like a wrong password." },
+        "brand": { "anyOf": [{ "allOf": [{ "$ref": "#/components/schemas/FreeText" }], "minLength": 1, "maxLength": 100 }, { "type": "null" }],
+            "description": "When given, must match the deployment's brand; null is as if left out. Free text as every text member (a character outside it is 400 naming `brand`)." },
+        "username": { "allOf": [{ "$ref": "#/components/schemas/FreeText" }], "minLength": 1, "maxLength": 100,
+            "description": "Free text as every text member (a character outside it is 400 naming `username`): looked up, and an unknown username is 401 like a wrong password." },
         "password": { "type": "string", "minLength": 1, "maxLength": SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true,
             "description": "Any characters; compared only with the user's password." }
     }, "examples": [{ "username": "operator", "password": "choose-a-long-password" }] }));
     let named = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
     let tokens = named("Tokens");
     let refresh_body = json_body(named("RefreshTokenRequest"), "application/json");
-    let ok_tokens = json!({ "description": "Signed in.", "content": { "application/json": { "schema": tokens } } });
+    let ok_tokens = json!({ "description": "Signed in.", "headers": { "Cache-Control": header("Cache-Control") },
+        "content": { "application/json": { "schema": tokens } } });
     paths.insert("/v1/authenticate".into(), json!({ "post": {
         "tags": ["authentication"], "summary": "Sign in", "security": [], "operationId": "signIn",
         "description": "A username and password for an access token (15 minutes) and a single-use refresh token. Wrong credentials are 401; after 5 failures for a username, or 20 from one client address, within 15 minutes, 429 with Retry-After.",

@@ -61,6 +61,11 @@ pub(super) fn header_components() -> Map<String, Value> {
             json!({ "type": "string", "enum": ["true"] }),
         ),
         (
+            "Cache-Control",
+            "no-store: the answer holds a credential (a sign-in's tokens, an API key's secret), which no cache may keep.",
+            json!({ "type": "string", "enum": ["no-store"] }),
+        ),
+        (
             "Retry-After",
             "Seconds to wait before trying again.",
             json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": 86_400 }),

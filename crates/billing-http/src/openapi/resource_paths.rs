@@ -31,7 +31,9 @@ pub(super) fn filter_parameter(filter: &FilterParam) -> Value {
                 "^({code}|in:{code}(,{code})*|like:[^\\u0000-\\u001F\\u007F-\\u009F]+)$") })
         }
         FilterKind::Decimal { scale } => {
-            json!({ "type": "string", "maxLength": QUERY_VALUE_MAX_CHARS, "pattern": decimal_filter_pattern(scale) })
+            // The number itself is at most `DECIMAL_MAX_CHARS` characters, after `lt:` or `gt:`.
+            json!({ "type": "string", "maxLength": billing_domain::money::DECIMAL_MAX_CHARS + 3,
+                "pattern": decimal_filter_pattern(scale) })
         }
         FilterKind::DateTime => {
             json!({ "type": "string", "maxLength": DATE_TIME_MAX_CHARS + 3, "pattern":
@@ -166,10 +168,15 @@ fn bulk_update_example(fields: &[Field]) -> Value {
 }
 
 /// OpenAPI links from a create's answer to what can be done with the new record (its `id`),
-/// so that a client or a stateful tester (schemathesis) follows them with a real id.
+/// so that a client or a stateful tester (schemathesis) follows them with a real id. None
+/// where the create also takes an array: its answer is then an array, in which `#/id` names
+/// nothing (no runtime expression reaches "the id of each element").
 fn created_links(resource: &ResourceDoc) -> Value {
     let ops = resource.operations;
     let mut links = Map::new();
+    if ops.bulk_create {
+        return Value::Object(links);
+    }
     for (enabled, verb, name, description) in [
         (
             ops.get,
@@ -353,6 +360,19 @@ pub(super) fn resource_paths(
             // 404: an Idempotency-Key whose record is gone, or no longer the caller's to see.
             }))]), &[400, 401, 403, 404, 409, 412, 413, 415]),
         }));
+        let created_answer =
+            &mut collection["post"]["responses"][resource.created_status.to_string()];
+        if resource.fields.iter().any(|field| field.shown_once) {
+            created_answer["headers"]["Cache-Control"] = header("Cache-Control");
+        }
+        if created_answer["links"]
+            .as_object()
+            .is_some_and(Map::is_empty)
+        {
+            created_answer
+                .as_object_mut()
+                .map(|answer| answer.remove("links"));
+        }
     }
     if ops.bulk_update {
         collection.insert("patch".into(), json!({

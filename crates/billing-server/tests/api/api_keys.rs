@@ -89,7 +89,10 @@ api_test! {
         let first = send();
         assert_eq!(first.status, 201);
         let first_key = first.json()["key"].as_str().expect("key").to_owned();
+        // The answer that holds the secret is kept by no cache; one without it may be.
+        assert_eq!(first.header("cache-control"), Some("no-store"));
         let replay = send();
+        assert_eq!(replay.header("cache-control"), None);
         assert_eq!(replay.header("idempotent-replayed"), Some("true"));
         assert!(replay.json().get("key").is_none(), "{}", replay.text);
         assert_eq!(replay.json()["id"], first.json()["id"]);

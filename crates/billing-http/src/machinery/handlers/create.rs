@@ -175,6 +175,8 @@ pub async fn create<R: Resource>(
     let body = match once {
         None => response.body,
         Some((member, value)) => {
+            // A credential: no cache keeps it (as the sign-in's tokens).
+            builder.insert_header((header::CACHE_CONTROL, "no-store"));
             let mut shown: Value = serde_json::from_str(&response.body)
                 .map_err(|e| ApiError::internal(format!("cannot read a response back: {e}")))?;
             shown[member] = Value::String(value);
