@@ -13,11 +13,13 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use crate::error::{PersistenceError, PersistenceResult, StorageError, StorageFault};
 
 mod config;
+#[cfg(test)]
+mod idle_tests;
 mod pool;
 mod transactions;
 
 pub use config::{DatabaseConfig, describe_location};
-pub use pool::{CHECKOUT_BUCKETS, PoolStatus, Pooled};
+pub use pool::{CHECKED_AFTER_IDLE, CHECKOUT_BUCKETS, PoolStatus, Pooled};
 use pool::{
     ConnectionSetup, Manager, PoolEvents, SQLITE_BUSY_TIMEOUT, SQLITE_SETTINGS,
     SQLITE_WRITE_PATIENCE, SharedEvents,
@@ -264,8 +266,20 @@ impl Database {
     where
         E: StorageError,
     {
-        let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
+        let mut pooled = self.live_connection()?;
         run_noting_loss(&mut pooled, work)
+    }
+
+    /// A pooled connection that is alive ([`Pooled::alive`]): one found dead is dropped and
+    /// another taken, as many times as the pool has connections.
+    fn live_connection(&self) -> PersistenceResult<diesel::r2d2::PooledConnection<Manager>> {
+        for _ in 0..self.pool.max_size() {
+            let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
+            if pooled.alive() {
+                return Ok(pooled);
+            }
+        }
+        self.pool.get().map_err(PersistenceError::from)
     }
 
     /// Runs `work` at once on an idle pooled connection, on the calling thread, outside any
@@ -277,7 +291,13 @@ impl Database {
         E: StorageError,
     {
         match self.pool.try_get() {
-            Some(mut pooled) => Ok(run_noting_loss(&mut pooled, work)),
+            Some(mut pooled) => {
+                if pooled.alive() {
+                    Ok(run_noting_loss(&mut pooled, work))
+                } else {
+                    Err(work)
+                }
+            }
             None => Err(work),
         }
     }
@@ -329,7 +349,7 @@ impl Database {
     where
         E: StorageError,
     {
-        let mut pooled = self.pool.get().map_err(PersistenceError::from)?;
+        let mut pooled = self.live_connection()?;
         let _turn = match self.backend {
             Backend::Sqlite => Some(self.turns.wait(SQLITE_WRITE_PATIENCE)?),
             Backend::Postgres => None,
@@ -365,6 +385,13 @@ impl Database {
             .pool
             .get_timeout(within)
             .map_err(PersistenceError::from)?;
+        if !pooled.alive() {
+            drop(pooled);
+            pooled = self
+                .pool
+                .get_timeout(within)
+                .map_err(PersistenceError::from)?;
+        }
         let millis = within.as_millis().max(1);
         run_noting_loss(&mut pooled, |connection| {
             let setup = match connection {

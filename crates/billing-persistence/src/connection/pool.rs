@@ -52,6 +52,29 @@ impl CustomizeConnection<Pooled, diesel::r2d2::Error> for ConnectionSetup {
 pub struct Pooled {
     pub(super) connection: DbConnection,
     pub(super) lost: bool,
+    /// When a request last used it (or it was opened).
+    pub(super) last_used: std::time::Instant,
+}
+
+/// How long a PostgreSQL connection may sit idle in the pool before it is checked with one
+/// round trip as it is taken: the server may have closed it meanwhile (a killed session, a
+/// restart, an idle timeout), and the request that took it would be the 503 that finds out. A
+/// busy pool's connections are never idle that long, so the check costs them nothing.
+pub const CHECKED_AFTER_IDLE: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Pooled {
+    /// Whether it may be used: checked first (`SELECT 1`) when it is a PostgreSQL connection
+    /// idle for [`CHECKED_AFTER_IDLE`] or more; a dead one is marked lost, and the pool drops it.
+    pub(super) fn alive(&mut self) -> bool {
+        let idle = self.last_used.elapsed() >= CHECKED_AFTER_IDLE;
+        if idle
+            && matches!(self.connection, DbConnection::Postgres(_))
+            && self.connection.batch_execute("SELECT 1").is_err()
+        {
+            self.lost = true;
+        }
+        !self.lost
+    }
 }
 
 /// Opens connections with the backend the URL names (so a failure says why: "connection
@@ -80,6 +103,7 @@ impl ManageConnection for Manager {
         Ok(Pooled {
             connection,
             lost: false,
+            last_used: std::time::Instant::now(),
         })
     }
 

@@ -104,6 +104,7 @@ pub(super) fn run_noting_loss<T, E: StorageError>(
     work: impl FnOnce(&mut DbConnection) -> Result<T, E>,
 ) -> Result<T, E> {
     let outcome = work(&mut pooled.connection);
+    pooled.last_used = std::time::Instant::now();
     if let Err(error) = &outcome
         && error.storage_fault() == Some(StorageFault::Unavailable)
         && pooled.connection.batch_execute("SELECT 1").is_err()
