@@ -25,6 +25,7 @@ mod fuzzing_findings;
 mod hostile;
 mod operations;
 mod owner_scope;
+mod patch_bounds;
 mod pipelining;
 mod races;
 mod rated_records;
