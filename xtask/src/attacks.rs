@@ -3,7 +3,8 @@
 //! (docs/testing.md). Each must be refused with a 4xx problem+json, the server must stay up,
 //! and its memory must come back to within `ATTACKS_RSS_SLACK_MIB` (64) of where it started:
 //!
-//! - a JSON Patch that doubles the document with `copy` 24 times (gigabytes, once);
+//! - a JSON Patch that doubles the document with `copy` 24 times (gigabytes, once), and one
+//!   that doubles its nesting with each `copy` (6,400 levels overflowed a worker's stack);
 //! - a rating lookup of 3,000,000 items (9 MB: 413) and one of 2,700,000 (just under the
 //!   route's 8 MiB: read no further than item 10,001);
 //! - a body trickled slower than `BILLING_BODY_TIMEOUT_SECONDS` (408);
@@ -136,6 +137,30 @@ fn attack(server: &Server, slack: u64) -> Result<String, String> {
     )?;
     refused(answer, 400, "the doubling patch")?;
     peak = peak.max(resident_mib(server)?);
+
+    // A patch that doubles its document's nesting with each copy: 6,400 levels overflowed a
+    // worker's stack and aborted the process.
+    let mut operations = vec![format!(
+        r#"{{"op":"add","path":"/zz","value":{}{}}}"#,
+        "[".repeat(100),
+        "]".repeat(100)
+    )];
+    let mut levels = 100;
+    while levels < 6400 {
+        operations.push(format!(
+            r#"{{"op":"copy","from":"/zz","path":"/zz{}"}}"#,
+            "/0".repeat(levels)
+        ));
+        levels *= 2;
+    }
+    let answer = client.send_with_type(
+        "PATCH",
+        &format!("/v1/charge-groups/{group}"),
+        Some(&token),
+        Some(&format!("[{}]", operations.join(","))),
+        "application/json-patch+json",
+    )?;
+    refused(answer, 400, "the nesting patch")?;
 
     // Rating bodies of millions of items.
     let answer = client.send(
