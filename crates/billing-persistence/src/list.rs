@@ -223,13 +223,15 @@ macro_rules! filter_column {
     (child_day, $query:ident, ($column:expr, $child:ident . $owner:ident . $member:ident), $filter:expr, $name:expr) => {{
         use billing_domain::query::{DateFilter, Filter};
         use $crate::schema::$child as child;
+        // The day's first and last instants (not the next day's first: after 9999-12-31 it is
+        // year 10000, which SQLite compares as text and sorts before every other date).
+        const LAST_INSTANT: chrono::NaiveTime =
+            match chrono::NaiveTime::from_hms_nano_opt(23, 59, 59, 999_999_999) {
+                Some(instant) => instant,
+                None => chrono::NaiveTime::MIN,
+            };
         let start = |day: &chrono::NaiveDate| day.and_time(chrono::NaiveTime::MIN);
-        let next = |day: &chrono::NaiveDate| {
-            start(
-                &day.checked_add_days(chrono::Days::new(1))
-                    .unwrap_or(chrono::NaiveDate::MAX),
-            )
-        };
+        let last = |day: &chrono::NaiveDate| day.and_time(LAST_INSTANT);
         match $filter {
             Filter::Date(DateFilter::On(day)) => $query.filter(
                 $column.eq_any(
@@ -237,7 +239,7 @@ macro_rules! filter_column {
                         .filter(
                             child::$member
                                 .ge(start(day))
-                                .and(child::$member.lt(next(day))),
+                                .and(child::$member.le(last(day))),
                         )
                         .select(child::$owner),
                 ),
@@ -252,7 +254,7 @@ macro_rules! filter_column {
             Filter::Date(DateFilter::After(day)) => $query.filter(
                 $column.eq_any(
                     child::table
-                        .filter(child::$member.ge(next(day)))
+                        .filter(child::$member.gt(last(day)))
                         .select(child::$owner),
                 ),
             ),
@@ -261,7 +263,7 @@ macro_rules! filter_column {
             Filter::Date(DateFilter::AfterOrOpen(day)) => $query.filter(
                 $column.ne_all(
                     child::table
-                        .filter(child::$member.lt(next(day)))
+                        .filter(child::$member.le(last(day)))
                         .select(child::$owner),
                 ),
             ),

@@ -29,6 +29,15 @@ api_test! {
         assert_eq!(count(&app, &format!("mandateCreatedDate=gtn:{yesterday}")), 3);
         assert_eq!(count(&app, &format!("mandateCreatedDate=gt:{yesterday}")), 1);
         assert_eq!(count(&app, &format!("mandateUpdatedDate=gtn:{today}")), 2);
+        // The last day there is: nothing is after it, and on it only what is dated then (on
+        // SQLite the day after it was year 10000, which sorted before every date as text).
+        for member in ["mandateCreatedDate", "mandateUpdatedDate"] {
+            assert_eq!(count(&app, &format!("{member}=gt:9999-12-31")), 0, "{member}");
+            assert_eq!(count(&app, &format!("{member}=gtn:9999-12-31")), 2, "{member}");
+            assert_eq!(count(&app, &format!("{member}=9999-12-31")), 0, "{member}");
+            assert_eq!(count(&app, &format!("{member}=lt:9999-12-31")), 1, "{member}");
+            assert_eq!(count(&app, &format!("{member}={today}")), 1, "{member}");
+        }
     }
 
     fn sites_filter_by_their_customers_sub_brand(app) {
