@@ -137,6 +137,11 @@ api_test! {
         let page = app.send("GET", "/docs/", None, &[], None);
         assert_eq!(page.status, 200);
         assert!(page.text.contains("Swagger UI"));
+        // It may not be framed by another page, nor its files sniffed.
+        for (name, value) in billing_http::routes::documentation::DOCS_SECURITY_HEADERS {
+            assert_eq!(page.header(name), Some(value), "{name}");
+        }
+        assert!(page.header("content-security-policy").is_some_and(|policy| policy.contains("frame-ancestors 'none'")));
         let initializer = app.send("GET", "/docs/swagger-initializer.js", None, &[], None);
         assert!(initializer.text.contains("/v1/openapi.json"));
         // A file it does not have is a 404 told like every other.
