@@ -170,25 +170,32 @@ fn refuse_what_no_route_takes(
     }
 }
 
-/// SIGTERM or SIGINT (Ctrl-C) stops the server gracefully: no new connections, requests in
-/// flight finish (up to the shutdown timeout). A second SIGINT while it stops forces it
-/// (actix's own handling would force on the first SIGINT).
+/// SIGTERM, SIGINT (Ctrl-C) or SIGHUP (the terminal closed) stops the server gracefully: no
+/// new connections, requests in flight finish (up to the shutdown timeout). A second SIGINT
+/// while it stops ends the process at once, dropping what is in flight (actix's own handling
+/// would force on the first SIGINT; a SIGHUP would kill the process with no word).
 async fn stop_on_signals(server: actix_server::ServerHandle) {
-    use futures_util::future::{Either, select};
+    use futures_util::future::{Either, select, select_all};
     use tokio::signal::unix::{SignalKind, signal};
-    let (mut interrupt, mut terminate) = match (
+    let (mut interrupt, mut terminate, mut hangup) = match (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
     ) {
-        (Ok(interrupt), Ok(terminate)) => (interrupt, terminate),
-        (Err(error), _) | (_, Err(error)) => {
-            tracing::warn!(%error, "cannot listen for SIGINT and SIGTERM");
+        (Ok(interrupt), Ok(terminate), Ok(hangup)) => (interrupt, terminate, hangup),
+        (Err(error), _, _) | (_, Err(error), _) | (_, _, Err(error)) => {
+            tracing::warn!(%error, "cannot listen for SIGINT, SIGTERM and SIGHUP");
             return;
         }
     };
-    let which = match select(Box::pin(interrupt.recv()), Box::pin(terminate.recv())).await {
-        Either::Left(_) => "SIGINT",
-        Either::Right(_) => "SIGTERM",
+    let which = {
+        type Received<'a> = Pin<Box<dyn Future<Output = &'static str> + 'a>>;
+        let signals: [Received<'_>; 3] = [
+            Box::pin(async { interrupt.recv().await.map_or("SIGINT", |()| "SIGINT") }),
+            Box::pin(async { terminate.recv().await.map_or("SIGTERM", |()| "SIGTERM") }),
+            Box::pin(async { hangup.recv().await.map_or("SIGHUP", |()| "SIGHUP") }),
+        ];
+        select_all(signals).await.0
     };
     tracing::info!(
         signal = which,
@@ -196,8 +203,8 @@ async fn stop_on_signals(server: actix_server::ServerHandle) {
     );
     let stopping = server.stop(true);
     if let Either::Right(_) = select(Box::pin(stopping), Box::pin(interrupt.recv())).await {
-        tracing::info!("SIGINT again: stopping at once");
-        server.stop(false).await;
+        tracing::warn!("SIGINT again: stopping at once, dropping the requests in flight");
+        std::process::exit(130);
     }
 }
 

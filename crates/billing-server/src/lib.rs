@@ -166,7 +166,7 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
             throttle: ThrottlePolicy {
                 window: Duration::from_secs(settings.login_window_seconds),
                 per_username: settings.login_max_failures.max(1),
-                per_address: settings.login_max_failures.max(1) * 4,
+                per_address: settings.login_max_failures.max(1).saturating_mul(4),
             },
             hashing_threads: cores(),
             hashing_queue: 64,

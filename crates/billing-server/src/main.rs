@@ -199,6 +199,19 @@ fn rate(
     );
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
+    // Creating the output empties it: it may not be the usage file being read.
+    let named = |path: Option<&std::path::Path>| {
+        path.filter(|p| p.as_os_str() != "-")
+            .and_then(|p| std::fs::canonicalize(p).ok())
+    };
+    if let (Some(read), Some(written)) = (named(input), named(output))
+        && read == written
+    {
+        return Err(ServerError::Batch(format!(
+            "{}: --output names the usage file being rated (--input), which writing would empty; write the rated CSV elsewhere",
+            written.display()
+        )));
+    }
     let (reader, total): (Box<dyn std::io::Read>, Option<u64>) =
         match input.filter(|p| p.as_os_str() != "-") {
             Some(path) => {

@@ -112,8 +112,9 @@ pub enum Command {
         /// The tariff directory to write (created if missing).
         #[arg(long)]
         tariff: PathBuf,
-        /// How many dialstrings, spread over the sources.
-        #[arg(long, default_value_t = 100_000)]
+        /// How many dialstrings, spread over the sources (at most 20,000,000: they are held in
+        /// memory while written).
+        #[arg(long, default_value_t = 100_000, value_parser = count_from_0_to::<20_000_000>)]
         dialstrings: usize,
         /// How many reference data sources: 1 to 1,000 (dialstrings need a source to belong to).
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(i64).range(1..=1000))]
@@ -261,7 +262,7 @@ pub struct Settings {
     #[arg(long, env = "BILLING_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<String>,
     /// Failed sign-ins allowed per username within the window before 429.
-    #[arg(long, env = "BILLING_LOGIN_MAX_FAILURES", default_value_t = 5)]
+    #[arg(long, env = "BILLING_LOGIN_MAX_FAILURES", default_value_t = 5, value_parser = count_from_1_to::<1000>)]
     pub login_max_failures: usize,
     /// Reverse proxies and load balancers whose X-Forwarded-For is believed: comma-separated
     /// IP addresses and CIDR ranges (10.0.0.0/8, fd00::/8). A request from one of them is
@@ -274,14 +275,14 @@ pub struct Settings {
     #[arg(long, env = "BILLING_CORS_ORIGINS")]
     pub cors_origins: Option<String>,
     /// The failed sign-in window, in seconds.
-    #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900)]
+    #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub login_window_seconds: u64,
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "BILLING_BODY_LIMIT_BYTES", default_value_t = 1024 * 1024)]
     pub body_limit_bytes: usize,
     /// The most seconds a request body may take to arrive, from its first byte awaited to its
     /// last (a body trickled slower is refused with 408 and the connection closed).
-    #[arg(long, env = "BILLING_BODY_TIMEOUT_SECONDS", default_value_t = 30)]
+    #[arg(long, env = "BILLING_BODY_TIMEOUT_SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub body_timeout_seconds: u64,
     /// The most the list pages being built may hold at once, in bytes, each page counted at
     /// its worst case from the declaration; lists past it wait their turn.
@@ -292,8 +293,8 @@ pub struct Settings {
     /// wait their turn, within the body timeout (then 503).
     #[arg(long, env = "BILLING_BODY_MEMORY_BYTES", default_value_t = billing_http::machinery::body_budget::DEFAULT_BYTES)]
     pub body_memory_bytes: usize,
-    /// HTTP worker threads (0: one per core).
-    #[arg(long, env = "BILLING_WORKERS", default_value_t = 0)]
+    /// HTTP worker threads (0: one per core; at most 512, the HTTP library's limit).
+    #[arg(long, env = "BILLING_WORKERS", default_value_t = 0, value_parser = count_from_0_to::<512>)]
     pub workers: usize,
     /// The most client connections the instance holds at once (each may hold some 300 KB of
     /// a body read ahead); one past it waits until another closes.
@@ -386,6 +387,26 @@ fn with_default(
     command
 }
 
+/// A count from 1 to `MOST` (a setting whose larger values overflow or mean nothing).
+fn count_from_1_to<const MOST: usize>(text: &str) -> Result<usize, String> {
+    match count_from_0_to::<MOST>(text)? {
+        0 => Err("must be at least 1".to_owned()),
+        count => Ok(count),
+    }
+}
+
+/// A count from 0 to `MOST`.
+fn count_from_0_to<const MOST: usize>(text: &str) -> Result<usize, String> {
+    let count: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number"))?;
+    if count > MOST {
+        return Err(format!("must be at most {MOST}"));
+    }
+    Ok(count)
+}
+
 /// Twice the cores, from 4 to 32: PostgreSQL served small transactions fastest with about
 /// twice as many clients as cores on the project machine (more were slower), and SQLite readers
 /// in WAL mode run side by side while its writers take turns anyway.
@@ -416,6 +437,44 @@ mod tests {
         ]
         "#);
         assert!(parse_config_file("nonsense").is_err());
+    }
+
+    /// Settings whose large values overflowed or panicked later (a review's findings) are
+    /// refused as they are read, naming their range.
+    #[test]
+    fn settings_out_of_their_range_are_refused_when_read() {
+        let refused = |args: &[&str]| {
+            let mut line = vec!["billing"];
+            line.extend_from_slice(args);
+            Cli::try_parse_from(line)
+                .err()
+                .map(|error| error.to_string())
+        };
+        for (args, said) in [
+            (&["--workers", "513"][..], "must be at most 512"),
+            (
+                &["--login-max-failures", "18446744073709551615"],
+                "must be at most 1000",
+            ),
+            (&["--login-max-failures", "0"], "must be at least 1"),
+            (&["--body-timeout-seconds", "9223372036854775807"], "3600"),
+            (&["--body-timeout-seconds", "0"], "1..=3600"),
+            (
+                &["--login-window-seconds", "18446744073709551615"],
+                "604800",
+            ),
+        ] {
+            let message = refused(args).unwrap_or_else(|| panic!("{args:?} accepted"));
+            assert!(message.contains(said), "{args:?}: {message}");
+        }
+        for args in [
+            &["--workers", "512"][..],
+            &["--workers", "0"],
+            &["--login-max-failures", "1000"],
+            &["--body-timeout-seconds", "3600"],
+        ] {
+            assert_eq!(refused(args), None, "{args:?}");
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub fn load(directory: &Path) -> Result<Tariff, BatchError> {
             directory.display()
         )));
     }
+    refuse_unknown_files(directory)?;
     read_tariff(|file| {
         let path = directory.join(file);
         if !path.exists() {
@@ -31,6 +32,39 @@ pub fn load(directory: &Path) -> Result<Tariff, BatchError> {
             .map_err(|e| format!("{}: {e}", path.display()))
     })
     .map_err(|e| BatchError(e.0))
+}
+
+/// Refuses a directory holding a file that is none of [`FILES`]: a misnamed file
+/// (`Dialstrings.csv`, `dialstrings.csv.txt`) would be passed over, and the file it was meant
+/// to be read as missing, which means no records of its kind (an import would remove every
+/// dialstring of the sources it names). Hidden files (`.DS_Store`) are passed over.
+pub fn refuse_unknown_files(directory: &Path) -> Result<(), BatchError> {
+    let mut unknown = Vec::new();
+    for entry in std::fs::read_dir(directory)
+        .map_err(|e| BatchError(format!("{}: {e}", directory.display())))?
+    {
+        let name = entry
+            .map_err(|e| BatchError(format!("{}: {e}", directory.display())))?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if !name.starts_with('.') && !FILES.iter().any(|(file, _)| *file == name) {
+            unknown.push(name);
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort();
+    let known: Vec<&str> = FILES.iter().map(|(file, _)| *file).collect();
+    Err(BatchError(format!(
+        "{}: {} {} not one of the tariff files ({}): rename or remove {}",
+        directory.display(),
+        unknown.join(", "),
+        if unknown.len() == 1 { "is" } else { "are" },
+        known.join(", "),
+        if unknown.len() == 1 { "it" } else { "them" },
+    )))
 }
 
 /// Writes a tariff as the CSV files [`load`] reads.
@@ -188,6 +222,31 @@ mod tests {
         std::fs::write(&file, text.replace("999,44x,1,2026-01-01,\n", "")).expect("write");
         std::fs::write(directory.join("call_classes.csv"), "id,class\n").expect("write");
         insta::assert_snapshot!(load(&directory).unwrap_err(), @"call_classes.csv line 1: expected the header id,call_class,reference_data_source_charge_group_id,start_date,end_date");
+        let _ = std::fs::remove_dir_all(directory);
+    }
+
+    /// A misnamed file is refused, not passed over (its kind would read as having no records).
+    #[test]
+    fn a_file_that_is_none_of_the_tariff_files_is_refused() {
+        let directory = scratch("misnamed");
+        save(&synthetic::tariff(20, 1, 5), &directory).expect("saved");
+        std::fs::rename(
+            directory.join("dialstrings.csv"),
+            directory.join("Dialstrings.csv"),
+        )
+        .expect("rename");
+        std::fs::write(directory.join(".DS_Store"), "").expect("hidden");
+        let refused = load(&directory).unwrap_err().to_string();
+        assert!(
+            refused.ends_with("Dialstrings.csv is not one of the tariff files (charge_group_categories.csv, charge_groups.csv, source_charge_groups.csv, dialstrings.csv, call_classes.csv, ignored_call_classes.csv, ignored_service_ids.csv): rename or remove it"),
+            "{refused}"
+        );
+        std::fs::rename(
+            directory.join("Dialstrings.csv"),
+            directory.join("dialstrings.csv"),
+        )
+        .expect("rename");
+        assert!(load(&directory).is_ok(), "hidden files are passed over");
         let _ = std::fs::remove_dir_all(directory);
     }
 }

@@ -404,6 +404,49 @@ fn generate_then_rate_a_usage_file() {
     );
     assert!(!bad_tariff.status.success());
     assert!(String::from_utf8_lossy(&bad_tariff.stderr).contains("is not a directory"));
+    // The output may not be the input (creating it would empty the usage file), by any name.
+    let before = std::fs::read(&usage).expect("usage");
+    let same = dir.join(".").join("usage.csv");
+    let overwrite = billing(
+        &dir,
+        &[
+            "rate",
+            "--tariff",
+            &path(&tariff),
+            "--input",
+            &path(&usage),
+            "--output",
+            &path(&same),
+        ],
+        &[],
+    );
+    assert!(!overwrite.status.success());
+    assert!(
+        String::from_utf8_lossy(&overwrite.stderr).contains("names the usage file being rated")
+    );
+    assert_eq!(
+        std::fs::read(&usage).expect("usage"),
+        before,
+        "the usage file is intact"
+    );
+    // Generating more dialstrings than fit in memory is refused before any work.
+    let huge = billing(
+        &dir,
+        &[
+            "generate",
+            "--tariff",
+            &path(&dir.join("huge")),
+            "--dialstrings",
+            "1000000000000",
+        ],
+        &[],
+    );
+    assert!(!huge.status.success());
+    assert!(
+        String::from_utf8_lossy(&huge.stderr).contains("must be at most 20000000"),
+        "{}",
+        String::from_utf8_lossy(&huge.stderr)
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

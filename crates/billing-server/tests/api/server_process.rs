@@ -439,10 +439,9 @@ fn a_start_on_a_full_disk_names_the_file() {
     );
 }
 
-/// Ctrl-C (SIGINT) stops as gracefully as SIGTERM: a request in flight is answered before the
-/// process exits, with status 0.
-#[test]
-fn sigint_lets_a_request_in_flight_finish() {
+/// Starts the server, sends a request whose body stops halfway, sends `signals` to the server
+/// (300 ms apart), then the rest of the body: what the client got, and how the process ended.
+fn signals_during_a_request(signals: &[&str]) -> (String, std::process::ExitStatus) {
     use std::io::{Read, Write};
     let dir = scratch();
     let port = free_port();
@@ -457,20 +456,42 @@ fn sigint_lets_a_request_in_flight_finish() {
         "POST /v1/charge-group-categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    // Half the body now, the signal, then the rest: the request is in flight throughout.
+    // Half the body now, the signals, then the rest: the request is in flight throughout.
     stream.write_all(head.as_bytes()).expect("head");
     stream.write_all(&body.as_bytes()[..10]).expect("half");
+    for signal in signals {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &server.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+    }
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let interrupted = Command::new("kill")
-        .args(["-INT", &server.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(interrupted.success());
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    stream.write_all(&body.as_bytes()[10..]).expect("the rest");
+    let _ = stream.write_all(&body.as_bytes()[10..]);
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
-    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
     let status = server.wait().expect("stopped");
-    assert!(status.success(), "{status:?}");
+    let _ = std::fs::remove_dir_all(dir);
+    (answer, status)
+}
+
+/// Ctrl-C (SIGINT) and SIGHUP (the terminal closed) stop as gracefully as SIGTERM: a request
+/// in flight is answered before the process exits, with status 0.
+#[test]
+fn sigint_and_sighup_let_a_request_in_flight_finish() {
+    for signal in ["INT", "HUP"] {
+        let (answer, status) = signals_during_a_request(&[signal]);
+        assert!(answer.starts_with("HTTP/1.1 201"), "SIG{signal}: {answer}");
+        assert!(status.success(), "SIG{signal}: {status:?}");
+    }
+}
+
+/// A second SIGINT while the server stops ends it at once (status 130), the request in flight
+/// dropped unanswered.
+#[test]
+fn a_second_sigint_stops_at_once() {
+    let (answer, status) = signals_during_a_request(&["INT", "INT"]);
+    assert_eq!(answer, "", "the request in flight is dropped");
+    assert_eq!(status.code(), Some(130), "{status:?}");
 }

@@ -211,6 +211,7 @@ pub(super) fn read_feed(directory: &Path, problems: &mut Problems) -> Result<Rea
             directory.display()
         )));
     }
+    crate::batch::tariff_csv::refuse_unknown_files(directory)?;
     let mut feed = Feed::default();
     let mut lines: HashMap<(usize, i64), u64> = HashMap::new();
     let mut note = |problems: &mut Problems, file: usize, id: i64, line: u64| {
