@@ -141,7 +141,7 @@ api_test! {
         succeeded(&billing(&app, &["generate", "--tariff", path(&dir), "--dialstrings", "50", "--sources", "2", "--rows", "1"]));
         let file = dir.join("dialstrings.csv");
         let mut text = std::fs::read_to_string(&file).expect("dialstrings");
-        text.push_str("9001,44x,1,2026-01-01,\n9002,44,1,2026-02-01,2026-01-01\n9003,44,777,2026-01-01,\n1,4455,1,2026-01-01,\n9004,44\n");
+        text.push_str("9001,44x,1,2026-01-01,\n9002,44,1,2026-02-01,2026-01-01\n9003,44,777,2026-01-01,\n1,4455,1,2026-01-01,\n9004,44\n9223372036854775807,4466,1,2026-01-01,\n");
         std::fs::write(&file, text).expect("write");
         let groups = dir.join("source_charge_groups.csv");
         let mut text = std::fs::read_to_string(&groups).expect("groups");
@@ -156,6 +156,8 @@ api_test! {
             "dialstrings.csv line 54: reference_data_source_charge_group_id: source charge group 777 is not in source_charge_groups.csv",
             "dialstrings.csv line 55: id: id 1 is already on line 2",
             "dialstrings.csv line 56: row: expected 5 fields, found 2",
+            // No id so large that the records created after it have none left.
+            "dialstrings.csv line 57: id: expected an integer from 1 to 9007199254740991",
             "reference_data_source_id: reference data source 99 does not exist",
             "nothing was imported",
         ] {

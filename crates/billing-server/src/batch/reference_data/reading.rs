@@ -59,11 +59,15 @@ impl Line<'_> {
         self.problems.add(self.file, self.number, column, message);
     }
 
+    /// An id: 1 to [`LARGEST_IMPORTED_ID`].
     pub(super) fn id(&mut self, column: &str) -> i64 {
         match self.text(column).parse::<i64>() {
-            Ok(id) if id >= 1 => id,
+            Ok(id) if (1..=LARGEST_IMPORTED_ID).contains(&id) => id,
             _ => {
-                self.fail(column, "expected an integer >= 1");
+                self.fail(
+                    column,
+                    format!("expected an integer from 1 to {LARGEST_IMPORTED_ID}"),
+                );
                 0
             }
         }
@@ -109,6 +113,12 @@ impl Line<'_> {
         })
     }
 }
+
+/// The largest id a feed may give a record: 2^53 - 1, the largest integer every JSON client
+/// reads exactly, which leaves the records the API creates after it room to be numbered (an
+/// id of 2^63 - 1 left SQLite no next id, "database or disk is full", and PostgreSQL's
+/// sequence out of range).
+pub(super) const LARGEST_IMPORTED_ID: i64 = (1 << 53) - 1;
 
 /// Calls `each` for every data line of `file` (a missing file has none); returns how many.
 pub(super) fn read_file(
