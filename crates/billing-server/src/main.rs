@@ -305,8 +305,15 @@ fn create_user(
     let password = match std::env::var("BILLING_NEW_USER_PASSWORD") {
         Ok(password) => password,
         Err(_) => {
+            // No password is longer than its limit: more is not read (a stream of gigabytes).
+            const MOST: u64 = 64 * 1024;
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text)?;
+            std::io::stdin().take(MOST + 1).read_to_string(&mut text)?;
+            if text.len() as u64 > MOST {
+                return Err(ServerError::Batch(format!(
+                    "the password on standard input is longer than {MOST} bytes"
+                )));
+            }
             text.trim_end_matches(['\r', '\n']).to_owned()
         }
     };

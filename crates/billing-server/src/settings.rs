@@ -332,6 +332,23 @@ pub fn parse_config_file(text: &str) -> Result<Vec<(String, String)>, String> {
     Ok(pairs)
 }
 
+/// The largest config file read (`--config /dev/zero` would otherwise be read until memory
+/// ran out).
+pub const CONFIG_FILE_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The text of `path`, refused when longer than `most` bytes or not UTF-8.
+fn read_at_most(path: &std::path::Path, most: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(most + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > most {
+        return Err(std::io::Error::other(format!("longer than {most} bytes")));
+    }
+    Ok(text)
+}
+
 /// Parses the command line with the environment, folding in the config file's values as defaults.
 pub fn load() -> Result<Cli, String> {
     // Help, version and usage errors are clap's to print (and to exit with the right code).
@@ -339,7 +356,7 @@ pub fn load() -> Result<Cli, String> {
     let Some(path) = first.config_file().cloned() else {
         return Ok(first);
     };
-    let text = std::fs::read_to_string(&path)
+    let text = read_at_most(&path, CONFIG_FILE_MAX_BYTES)
         .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
     let pairs =
         parse_config_file(&text).map_err(|e| format!("config file {}: {e}", path.display()))?;

@@ -48,12 +48,35 @@ impl DatabaseConfig {
                             .to_owned(),
                     );
                 }
+                // Said without the URL: the part after a stray `@` is the password's.
+                let authority = rest.split('/').next().unwrap_or_default();
+                if authority.matches('@').count() > 1 {
+                    return refused(
+                        "DATABASE_URL has more than one '@' before its host: write an '@' in the \
+                         user or password as %40"
+                            .to_owned(),
+                    );
+                }
+                if url.contains('#') {
+                    return refused(
+                        "DATABASE_URL has a '#', which a PostgreSQL URL cannot hold: write one in \
+                         a password as %23"
+                            .to_owned(),
+                    );
+                }
                 Ok((Backend::Postgres, with_network_timeouts(url)))
             }
-            Some(url) if url.starts_with("sqlite://") => Ok((
-                Backend::Sqlite,
-                url.trim_start_matches("sqlite://").to_owned(),
-            )),
+            Some(url) if url.starts_with("sqlite://") => {
+                let path = url.trim_start_matches("sqlite://");
+                if path.is_empty() || path.starts_with(":memory:") || path.contains("mode=memory") {
+                    return refused(
+                        "DATABASE_URL names no SQLite file (an in-memory database is one per \
+                         connection and lost at exit)"
+                            .to_owned(),
+                    );
+                }
+                Ok((Backend::Sqlite, path.to_owned()))
+            }
             Some(url) => match url.split_once("://") {
                 Some((scheme, _)) => refused(format!(
                     "DATABASE_URL has the scheme '{scheme}', which this service does not know"
@@ -229,6 +252,34 @@ mod url_tests {
         insta::assert_snapshot!(resolve(Some("localhost:5432/billing")).unwrap_err(), @"cannot connect to the database: DATABASE_URL 'localhost:5432/billing' has no scheme and is not a file path; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
         insta::assert_snapshot!(resolve(Some("postgres://u@db.internal:5432")).unwrap_err(), @"cannot connect to the database: DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and PostgreSQL would use the user's own; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
         assert!(resolve(Some("postgresql://u@h/?sslmode=require")).is_err());
+        // A stray '@' or '#' (in a password) is refused without showing the password.
+        for url in [
+            "postgres://u:p@ss@h/d",
+            "postgres://u:p#ss@h/d",
+            "postgres://u@h/d#x",
+        ] {
+            let refused = resolve(Some(url)).unwrap_err();
+            assert!(
+                !refused.contains("ss@h") && !refused.contains("p#ss"),
+                "{refused}"
+            );
+        }
+        assert_eq!(
+            resolve(Some("postgres://u:p%40ss@h/d")),
+            Ok(Backend::Postgres)
+        );
+        for url in [
+            "sqlite://",
+            "sqlite://:memory:",
+            "sqlite://file:x?mode=memory",
+        ] {
+            assert!(
+                resolve(Some(url))
+                    .unwrap_err()
+                    .contains("names no SQLite file"),
+                "{url}"
+            );
+        }
         assert_eq!(resolve(Some("./data/billing.db")), Ok(Backend::Sqlite));
         assert_eq!(resolve(Some("billing.sqlite3")), Ok(Backend::Sqlite));
     }

@@ -203,6 +203,14 @@ fn a_config_file_supplies_settings_and_bad_ones_are_refused() {
     // An option given before the command is refused, not silently ignored.
     let output = billing(&dir, &["--data-dir", "elsewhere", "migrate"], &[]);
     assert!(!output.status.success());
+    // A file past 1 MiB is not read whole (`--config /dev/zero` held gigabytes).
+    let zero = billing(&dir, &["migrate", "--config", "/dev/zero"], &[]);
+    assert!(!zero.status.success());
+    assert!(
+        String::from_utf8_lossy(&zero.stderr).contains("longer than 1048576 bytes"),
+        "{}",
+        String::from_utf8_lossy(&zero.stderr)
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
