@@ -212,8 +212,9 @@ pub struct LogSettings {
     /// Log format.
     #[arg(long, env = "BILLING_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
-    /// Log filter, e.g. info or billing_http=debug.
-    #[arg(long, env = "BILLING_LOG", default_value = "info")]
+    /// Log filter: comma-separated levels (trace, debug, info, warn, error, off) and
+    /// target=level pairs, e.g. info or info,billing_http=debug.
+    #[arg(long, env = "BILLING_LOG", default_value = "info", value_parser = log_filter)]
     pub log: String,
 }
 
@@ -404,6 +405,27 @@ fn with_default(
     command
 }
 
+/// A log filter of levels and `target=level` pairs. The filter library reads a bare word as
+/// a target whose events are all shown, so a misspelt level (`warning`, `inof`) showed nothing
+/// at all: a bare word must be a level.
+fn log_filter(text: &str) -> Result<String, String> {
+    const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+    for directive in text.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let level = directive
+            .rsplit_once('=')
+            .map_or(directive, |(_, level)| level);
+        if !LEVELS.contains(&level.to_ascii_lowercase().as_str()) {
+            return Err(format!(
+                "'{directive}': a level ({}) or target=level is expected",
+                LEVELS.join(", ")
+            ));
+        }
+    }
+    tracing_subscriber::EnvFilter::try_new(text)
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
+}
+
 /// A count from 1 to `MOST` (a setting whose larger values overflow or mean nothing).
 fn count_from_1_to<const MOST: usize>(text: &str) -> Result<usize, String> {
     match count_from_0_to::<MOST>(text)? {
@@ -480,6 +502,8 @@ mod tests {
                 &["--login-window-seconds", "18446744073709551615"],
                 "604800",
             ),
+            (&["--log", "warning"], "'warning': a level"),
+            (&["--log", "info,billing=verbose"], "'billing=verbose'"),
         ] {
             let message = refused(args).unwrap_or_else(|| panic!("{args:?} accepted"));
             assert!(message.contains(said), "{args:?}: {message}");
@@ -489,6 +513,7 @@ mod tests {
             &["--workers", "0"],
             &["--login-max-failures", "1000"],
             &["--body-timeout-seconds", "3600"],
+            &["--log", "info,billing_http=debug,actix_http=OFF"],
         ] {
             assert_eq!(refused(args), None, "{args:?}");
         }
