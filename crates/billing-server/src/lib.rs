@@ -148,6 +148,10 @@ pub fn build_state(settings: &Settings) -> Result<web::Data<AppState>, ServerErr
             })?;
     // Before the database: a start refused for its settings creates nothing (no first
     // administrator whose one-time password is printed by a server that then never runs).
+    if let Some(password) = settings.admin_password.as_deref() {
+        billing_domain::users::check_password("password", password)
+            .map_err(|why| ServerError::Config(format!("BILLING_ADMIN_PASSWORD: {why}")))?;
+    }
     let signing_key =
         bootstrap::signing_key(settings.jwt_secret.as_deref(), &settings.database.data_dir)?;
     let (database, start_lock) = open_database_for_start(&settings.database)?;

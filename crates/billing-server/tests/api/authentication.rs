@@ -453,6 +453,22 @@ fn an_invalid_trusted_proxies_setting_stops_the_start_naming_it() {
     assert!(!data_dir.exists(), "nothing was created");
 }
 
+#[test]
+fn a_short_admin_password_stops_the_start_before_anything_is_created() {
+    let data_dir =
+        std::env::temp_dir().join(format!("billing_test_{}", uuid::Uuid::new_v4().simple()));
+    let mut settings = crate::support::settings_for(data_dir.clone(), None);
+    settings.admin_password = Some("short".into());
+    let error = billing_server::build_state(&settings)
+        .err()
+        .expect("refused");
+    insta::assert_snapshot!(error, @"configuration: BILLING_ADMIN_PASSWORD: password: must be 12 to 128 characters long (got 5)");
+    assert!(
+        !data_dir.exists(),
+        "no database, signing key or administrator was created"
+    );
+}
+
 api_test! {
     fn the_tokens_answer_keeps_to_the_document_at_the_longest_lifetime(app, settings => settings.access_token_minutes = 1440) {
         let document = app.get("/v1/openapi.json").json();
