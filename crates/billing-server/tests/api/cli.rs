@@ -572,35 +572,3 @@ fn start_up_logs_name_the_postgres_database_without_its_password() {
     assert!(log.contains("applied migrations"), "{log}");
     assert!(!log.contains("postgres://"), "the URL is not logged: {log}");
 }
-
-#[test]
-fn an_address_in_use_is_named_before_anything_is_created() {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-    let address = taken.local_addr().expect("address").to_string();
-    let dir = scratch();
-    let output = Command::new(env!("CARGO_BIN_EXE_billing"))
-        .args(["serve"])
-        .env("BILLING_DATA_DIR", &dir)
-        .env("BILLING_BIND", &address)
-        .env_remove("DATABASE_URL")
-        .env_remove("BILLING_ADMIN_PASSWORD")
-        .env_remove("BILLING_JWT_SECRET")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run billing");
-    assert!(!output.status.success());
-    let message = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        message.contains(&format!("cannot listen on {address} (BILLING_BIND)")),
-        "{message}"
-    );
-    assert!(
-        !String::from_utf8_lossy(&output.stdout).contains("administrator"),
-        "no administrator was made"
-    );
-    assert!(
-        !dir.join("billing.db").exists() && !dir.join("jwt-signing-key").exists(),
-        "no database and no signing key were made"
-    );
-    drop(taken);
-}

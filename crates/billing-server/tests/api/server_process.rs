@@ -49,7 +49,7 @@ fn each_command_shows_only_the_options_it_uses() {
 
     Logging:
           --log-format <LOG_FORMAT>  Log format [env: BILLING_LOG_FORMAT=] [default: text] [possible values: text, json]
-          --log <LOG>                Log filter, e.g. info or billing_http=debug [env: BILLING_LOG=] [default: info]
+          --log <LOG>                Log filter: comma-separated levels (trace, debug, info, warn, error, off) and target=level pairs, e.g. info or info,billing_http=debug [env: BILLING_LOG=] [default: info]
     "#);
     for command in [
         &["migrate"][..],
@@ -494,4 +494,36 @@ fn a_second_sigint_stops_at_once() {
     let (answer, status) = signals_during_a_request(&["INT", "INT"]);
     assert_eq!(answer, "", "the request in flight is dropped");
     assert_eq!(status.code(), Some(130), "{status:?}");
+}
+
+#[test]
+fn an_address_in_use_is_named_before_anything_is_created() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let address = taken.local_addr().expect("address").to_string();
+    let dir = scratch();
+    let output = Command::new(env!("CARGO_BIN_EXE_billing"))
+        .args(["serve"])
+        .env("BILLING_DATA_DIR", &dir)
+        .env("BILLING_BIND", &address)
+        .env_remove("DATABASE_URL")
+        .env_remove("BILLING_ADMIN_PASSWORD")
+        .env_remove("BILLING_JWT_SECRET")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run billing");
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains(&format!("cannot listen on {address} (BILLING_BIND)")),
+        "{message}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("administrator"),
+        "no administrator was made"
+    );
+    assert!(
+        !dir.join("billing.db").exists() && !dir.join("jwt-signing-key").exists(),
+        "no database and no signing key were made"
+    );
+    drop(taken);
 }
