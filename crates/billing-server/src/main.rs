@@ -138,7 +138,8 @@ fn import_reference_data(
     user: &str,
 ) -> Result<(), ServerError> {
     use batch::reference_data::ImportError;
-    let database = open_database(settings)?;
+    // Into an existing database only: one made here would have no user to record the import as.
+    let database = open_existing_database(settings)?;
     match batch::reference_data::import(&database, directory, user) {
         Ok(summary) => {
             eprint!("{summary}");

@@ -257,7 +257,7 @@ fn an_unknown_database_scheme_is_refused_and_creates_no_file() {
 }
 
 #[test]
-fn rate_and_export_from_a_database_that_is_not_there_say_so() {
+fn rate_export_and_import_on_a_database_that_is_not_there_say_so() {
     let dir = scratch();
     let usage = dir.join("usage.csv");
     std::fs::create_dir_all(&dir).expect("scratch");
@@ -279,6 +279,8 @@ fn rate_and_export_from_a_database_that_is_not_there_say_so() {
             "reference-data",
             dir.join("out").to_str().expect("path"),
         ],
+        // An import into a mistyped data directory made a new database, then blamed the user.
+        vec!["import", "reference-data", dir.to_str().expect("path")],
     ] {
         let refused = billing(&missing, &args, &[]);
         assert!(!refused.status.success(), "{args:?}");
