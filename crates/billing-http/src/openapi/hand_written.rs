@@ -5,6 +5,7 @@ use billing_domain::roles::Permission;
 use serde_json::{Map, Value, json};
 
 use super::ResourceDoc;
+use super::character_sets::member_schema;
 use super::headers::header;
 use super::resource_paths::{id_parameter, list_parameters};
 use super::responses::{error_ref, json_body, with_errors};
@@ -31,11 +32,16 @@ pub(super) fn hand_written_paths(paths: &mut Map<String, Value>, schemas: &mut M
             "pattern": "^[!-~]+$", "description": "The refresh token of a sign-in or of the last refresh." } },
         "examples": [{ "refreshToken": "Q2hvb3NlIGEgbG9uZyByYW5kb20gcmVmcmVzaCB0b2s" }] }),
     );
+    // A sign-in's username and brand are text as every declared member's (1 to 100 characters).
+    let sign_in_text = member_schema("FreeText", 1, 100);
+    let described = |mut schema: Value, description: &str| {
+        schema["description"] = json!(description);
+        schema
+    };
     schemas.insert("SignIn".into(), json!({ "type": "object", "required": ["username", "password"], "additionalProperties": false, "properties": {
-        "brand": { "anyOf": [{ "allOf": [{ "$ref": "#/components/schemas/FreeText" }], "minLength": 1, "maxLength": 100 }, { "type": "null" }],
+        "brand": { "anyOf": [sign_in_text.clone(), { "type": "null" }],
             "description": "When given, must match the deployment's brand; null is as if left out. Free text as every text member (a character outside it is 400 naming `brand`)." },
-        "username": { "allOf": [{ "$ref": "#/components/schemas/FreeText" }], "minLength": 1, "maxLength": 100,
-            "description": "Free text as every text member (a character outside it is 400 naming `username`): looked up, and an unknown username is 401 like a wrong password." },
+        "username": described(sign_in_text, "Free text as every text member (a character outside it is 400 naming `username`): looked up, and an unknown username is 401 like a wrong password."),
         "password": { "type": "string", "minLength": 1, "maxLength": SIGN_IN_PASSWORD_MAX_CHARS, "writeOnly": true,
             "description": "Any characters; compared only with the user's password." }
     }, "examples": [{ "username": "operator", "password": "choose-a-long-password" }] }));

@@ -103,15 +103,20 @@ const ASSETS: &[Asset] = &[
 
 const PAGE: &str = include_str!("../../console/index.html");
 
+/// Middleware that puts `headers` on every answer that does not set them itself (the console's,
+/// Swagger UI's).
+pub fn answers_carrying(headers: &[(&'static str, &'static str)]) -> DefaultHeaders {
+    headers
+        .iter()
+        .fold(DefaultHeaders::new(), |answers, header| {
+            answers.add(*header)
+        })
+}
+
 /// The routes under [`CONSOLE_PATH`], with the security headers on every answer.
 pub fn scope() -> impl actix_web::dev::HttpServiceFactory {
-    let headers = SECURITY_HEADERS
-        .iter()
-        .fold(DefaultHeaders::new(), |headers, header| {
-            headers.add(*header)
-        });
     web::scope(CONSOLE_PATH)
-        .wrap(headers)
+        .wrap(answers_carrying(&SECURITY_HEADERS))
         .service(crate::single("", "GET", crate::get_or_head().to(page)))
         .service(crate::single("/", "GET", crate::get_or_head().to(page)))
         .service(crate::single(

@@ -78,12 +78,10 @@ pub const DOCS_SECURITY_HEADERS: [(&str, &str); 4] = [
 
 /// Swagger UI at `/docs/`, pointed at `/v1/openapi.json`, with [`DOCS_SECURITY_HEADERS`].
 pub fn swagger_ui() -> impl actix_web::dev::HttpServiceFactory {
-    let headers = DOCS_SECURITY_HEADERS.iter().fold(
-        actix_web::middleware::DefaultHeaders::new(),
-        |headers, header| headers.add(*header),
-    );
-    web::scope("/docs").wrap(headers).service(
-        utoipa_swagger_ui::SwaggerUi::new("/{_:.*}")
-            .config(utoipa_swagger_ui::Config::new(["/v1/openapi.json"])),
-    )
+    web::scope("/docs")
+        .wrap(super::console::answers_carrying(&DOCS_SECURITY_HEADERS))
+        .service(
+            utoipa_swagger_ui::SwaggerUi::new("/{_:.*}")
+                .config(utoipa_swagger_ui::Config::new(["/v1/openapi.json"])),
+        )
 }

@@ -114,26 +114,20 @@ pub const NETWORK_TIMEOUTS: [(&str, &str); 6] = [
     ("keepalives_count", "3"),
 ];
 
-/// `url` with each of [`NETWORK_TIMEOUTS`] it does not set added to its query.
+/// `url` with each of [`NETWORK_TIMEOUTS`] it does not set added to its query (a URL with a
+/// `#` is refused before this).
 fn with_network_timeouts(url: &str) -> String {
-    let (base, fragment) = url
-        .split_once('#')
-        .map_or((url, None), |(b, f)| (b, Some(f)));
-    let query = base.split_once('?').map_or("", |(_, query)| query);
+    let query = url.split_once('?').map_or("", |(_, query)| query);
     let set: Vec<&str> = query
         .split('&')
         .filter_map(|pair| pair.split('=').next())
         .collect();
-    let mut resolved = base.to_owned();
+    let mut resolved = url.to_owned();
     for (name, value) in NETWORK_TIMEOUTS {
         if !set.contains(&name) {
             resolved.push(if resolved.contains('?') { '&' } else { '?' });
             resolved.push_str(&format!("{name}={value}"));
         }
-    }
-    if let Some(fragment) = fragment {
-        resolved.push('#');
-        resolved.push_str(fragment);
     }
     resolved
 }
