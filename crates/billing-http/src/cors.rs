@@ -44,12 +44,13 @@ impl CorsOrigins {
             .map(|origin| origin.trim().trim_end_matches('/'))
             .filter(|o| !o.is_empty())
         {
-            if origin != "*" && !is_web_origin(origin) {
-                return Err(format!(
-                    "'{origin}' is not an origin: give scheme://host[:port] (no path), or *"
-                ));
+            if origin == "*" {
+                origins.push(origin.to_owned());
+                continue;
             }
-            origins.push(origin.to_owned());
+            origins.push(serialized_origin(origin).ok_or_else(|| {
+                format!("'{origin}' is not an origin: give scheme://host[:port] (no path), or *")
+            })?);
         }
         Ok(Self { origins })
     }
@@ -67,6 +68,50 @@ impl CorsOrigins {
             allowed => allowed == origin,
         })
     }
+}
+
+/// A configured origin as a browser writes it in `Origin` (compared as text): scheme and host
+/// in lower case, the scheme's default port left out. `None` for what a browser never sends,
+/// which could never match: a path, user, wildcard (`https://*.example.com`), a port out of
+/// range, a character no host name has.
+fn serialized_origin(origin: &str) -> Option<String> {
+    let (scheme, rest) = origin.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => "80",
+        "https" => "443",
+        _ => return None,
+    };
+    let (host, port) = match rest.strip_prefix('[') {
+        Some(literal) => {
+            let (address, after) = literal.split_once(']')?;
+            address.parse::<std::net::Ipv6Addr>().ok()?;
+            (&rest[..address.len() + 2], after.strip_prefix(':'))
+        }
+        None => match rest.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (rest, None),
+        },
+    };
+    let host_name = host.starts_with('[')
+        || (!host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'));
+    let port = match port {
+        None => None,
+        Some(port) => match port.parse::<u16>() {
+            Ok(number) if number >= 1 && number.to_string() == port => {
+                (port != default_port).then_some(port)
+            }
+            _ => return None,
+        },
+    };
+    let host = host.to_ascii_lowercase();
+    host_name.then(|| match port {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
 }
 
 /// `scheme://host[:port]` with scheme `http` or `https` and no path, query or space.
@@ -161,5 +206,34 @@ mod tests {
             @"'console.example.com' is not an origin: give scheme://host[:port] (no path), or *"
         );
         assert!(CorsOrigins::parse("https://a.example/path").is_err());
+        // Written as a browser writes `Origin`, or refused: an origin that could never match
+        // is not accepted silently.
+        let written = CorsOrigins::parse(
+            "HTTPS://Console.Example.com:443, http://localhost:80, http://[::1]:8080, https://a.example:8443",
+        )
+        .expect("origins");
+        assert_eq!(
+            written.origins,
+            [
+                "https://console.example.com",
+                "http://localhost",
+                "http://[::1]:8080",
+                "https://a.example:8443"
+            ]
+        );
+        for never in [
+            "https://*.example.com",
+            "https://user@a.example",
+            "https://a.example:99999",
+            "https://a.example:0",
+            "https://a.example:",
+            "https://a.example:08",
+            "ftp://a.example",
+            "https://",
+            "https://[::1",
+            "https://a_b.example",
+        ] {
+            assert!(CorsOrigins::parse(never).is_err(), "{never}");
+        }
     }
 }

@@ -46,6 +46,18 @@ pub fn count(connection: &mut crate::DbConnection) -> crate::error::PersistenceR
     Ok(users::table.count().get_result(connection)?)
 }
 
+/// Users, active or not, whose roles include `role_code`.
+pub fn count_with_role(
+    connection: &mut crate::DbConnection,
+    role_code: &str,
+) -> crate::error::PersistenceResult<i64> {
+    let roles: Vec<String> = users::table.select(users::roles).load(connection)?;
+    Ok(roles
+        .iter()
+        .filter(|roles| roles.split(',').any(|code| code == role_code))
+        .count() as i64)
+}
+
 /// Active users whose roles include `role_code`.
 pub fn count_active_with_role(
     connection: &mut crate::DbConnection,

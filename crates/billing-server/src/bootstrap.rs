@@ -9,8 +9,8 @@ use billing_domain::ValidationErrors;
 use billing_domain::roles::{ContractOwnerScope, Role};
 use billing_http::machinery::{audit, handlers, members};
 use billing_http::resources::users::{User, Users};
-use billing_persistence::Database;
 use billing_persistence::users;
+use billing_persistence::{Database, DbConnection, PersistenceError};
 
 use crate::ServerError;
 
@@ -37,12 +37,7 @@ impl Origin {
 /// The configured secret, or the one kept in `data_dir` (generated, owner-only, on first start).
 pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, ServerError> {
     if let Some(secret) = configured {
-        if secret.chars().count() < 32 {
-            return Err(ServerError::Config(
-                "BILLING_JWT_SECRET must be at least 32 characters".into(),
-            ));
-        }
-        return Ok(Secret::new(secret));
+        return configured_key(secret).map_err(|why| ServerError::Config(why.to_owned()));
     }
     let path = data_dir.join(KEY_FILE);
     if let Ok(existing) = std::fs::read_to_string(&path) {
@@ -71,6 +66,33 @@ pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, 
     Ok(Secret::new(key))
 }
 
+/// Users holding the ADMINISTRATOR role, active or not.
+fn administrators(connection: &mut DbConnection) -> Result<i64, PersistenceError> {
+    users::count_with_role(connection, Role::Administrator.code())
+}
+
+/// The fewest different characters a configured signing key may have: 32 spaces, or one
+/// letter 40 times, is a key anyone guesses.
+pub const SIGNING_KEY_MIN_DISTINCT_CHARACTERS: usize = 8;
+
+/// A configured signing key (`BILLING_JWT_SECRET`), refused when short, blank at either end
+/// (a copy-paste slip that another instance would not repeat) or of too few characters.
+fn configured_key(secret: &str) -> Result<Secret, &'static str> {
+    if secret.chars().count() < 32 {
+        return Err("BILLING_JWT_SECRET must be at least 32 characters");
+    }
+    if secret.trim() != secret {
+        return Err("BILLING_JWT_SECRET starts or ends with white space; remove it");
+    }
+    let distinct: std::collections::HashSet<char> = secret.chars().collect();
+    if distinct.len() < SIGNING_KEY_MIN_DISTINCT_CHARACTERS {
+        return Err(
+            "BILLING_JWT_SECRET has fewer than 8 different characters, which is guessed; use a random one (openssl rand -base64 48)",
+        );
+    }
+    Ok(Secret::new(secret))
+}
+
 /// Creates a user (the CLI's `create-user` and the first administrator), checked by the same
 /// rules as the API's, with the audit event an API create leaves: the new user is the actor
 /// (no one is signed in), and `origin` stands in for the request id.
@@ -94,9 +116,9 @@ pub fn create_user(
     .ok_or_else(|| ServerError::Config("the user was not created".to_owned()))
 }
 
-/// [`create_user`]; with `unless_any_user`, creates nothing (`None`) when the users table is
-/// not empty, checked in the write's own transaction (on SQLite `BEGIN IMMEDIATE`, so two
-/// processes starting on one file cannot both find it empty).
+/// [`create_user`]; with `unless_an_administrator`, creates nothing (`None`) when a user holds
+/// the ADMINISTRATOR role, checked in the write's own transaction (on SQLite `BEGIN IMMEDIATE`,
+/// so two processes starting on one file cannot both find none).
 fn create_user_unless(
     database: &Database,
     username: &str,
@@ -104,7 +126,7 @@ fn create_user_unless(
     role_codes: &[String],
     email: Option<String>,
     origin: Origin,
-    unless_any_user: bool,
+    unless_an_administrator: bool,
 ) -> Result<Option<i64>, ServerError> {
     use billing_http::machinery::resource::Resource;
     let body = serde_json::json!({
@@ -135,7 +157,7 @@ fn create_user_unless(
         api_key_id: None,
     };
     database.write(|c| {
-        if unless_any_user && users::count(c)? > 0 {
+        if unless_an_administrator && administrators(c)? > 0 {
             return Ok(None);
         }
         let user: User = Users::create(c, &service, input.clone()).map_err(invalid)?;
@@ -152,7 +174,9 @@ fn create_user_unless(
     })
 }
 
-/// On an empty users table, creates `admin` with `password` or a random one printed once.
+/// When no user holds the ADMINISTRATOR role (a new database, or one where `billing
+/// create-user` made only users of other roles before the first start), creates `admin` with
+/// `password` or a random one printed once.
 ///
 /// Instances starting together on one database do this one after the other (the start-up
 /// lock on PostgreSQL, `BEGIN IMMEDIATE` on SQLite) and the table is checked again in the
@@ -161,7 +185,7 @@ pub fn ensure_first_administrator(
     database: &Database,
     password: Option<&str>,
 ) -> Result<(), ServerError> {
-    if database.read(users::count)? > 0 {
+    if database.read(administrators)? > 0 {
         return Ok(());
     }
     let (password, generated) = match password {
@@ -204,6 +228,16 @@ pub fn ensure_first_administrator(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_configured_key_that_is_guessed_is_refused() {
+        let refused = |key: &str| configured_key(key).err().unwrap_or("accepted");
+        insta::assert_snapshot!(refused("short"), @"BILLING_JWT_SECRET must be at least 32 characters");
+        insta::assert_snapshot!(refused(&" ".repeat(40)), @"BILLING_JWT_SECRET starts or ends with white space; remove it");
+        insta::assert_snapshot!(refused(&format!("{} ", "k3y-".repeat(10))), @"BILLING_JWT_SECRET starts or ends with white space; remove it");
+        insta::assert_snapshot!(refused(&"ab".repeat(20)), @"BILLING_JWT_SECRET has fewer than 8 different characters, which is guessed; use a random one (openssl rand -base64 48)");
+        assert_eq!(refused("0123456789abcdef0123456789abcdef"), "accepted");
+    }
 
     #[test]
     fn the_generated_key_is_kept_owner_only_and_reused() {

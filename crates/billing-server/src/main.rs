@@ -216,19 +216,18 @@ fn rate(
     let (reader, total): (Box<dyn std::io::Read>, Option<u64>) =
         match input.filter(|p| p.as_os_str() != "-") {
             Some(path) => {
-                let file = std::fs::File::open(path)
-                    .map_err(|e| ServerError::Batch(format!("{}: {e}", path.display())))?;
+                let file = batch::files::Named::open(path).map_err(batch_failed)?;
                 let size = file.metadata().ok().map(|m| m.len());
                 (Box::new(file), size)
             }
-            None => (Box::new(stdin.lock()), None),
+            None => (
+                Box::new(batch::files::Named::new("standard input", stdin.lock())),
+                None,
+            ),
         };
     let writer: Box<dyn std::io::Write> = match output.filter(|p| p.as_os_str() != "-") {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .map_err(|e| ServerError::Batch(format!("{}: {e}", path.display())))?,
-        ),
-        None => Box::new(stdout.lock()),
+        Some(path) => Box::new(batch::files::Named::create(path).map_err(batch_failed)?),
+        None => Box::new(batch::files::Named::new("standard output", stdout.lock())),
     };
     let summary = if reference {
         let rater = billing_domain::rating::PrefixMapRater::new(&tariff);
@@ -242,31 +241,14 @@ fn rate(
     Ok(())
 }
 
-/// Settings that parse but make no sense are refused before anything starts.
+/// Settings that parse but make no sense together are refused before anything starts (each
+/// one's own range is checked as it is read, in `settings`).
 fn check_settings(command: &Command) -> Result<(), String> {
-    let database = match command {
-        Command::Serve(settings) => {
-            if settings.body_limit_bytes < 1024 {
-                return Err("BILLING_BODY_LIMIT_BYTES must be at least 1024".into());
-            }
-            if settings.metrics_bind == Some(settings.bind) && settings.bind.port() != 0 {
-                return Err("BILLING_METRICS_BIND must differ from BILLING_BIND".into());
-            }
-            &settings.database
-        }
-        Command::Migrate { database, .. }
-        | Command::Rate { database, .. }
-        | Command::CreateUser { database, .. }
-        | Command::Import {
-            what: Import::ReferenceData { database, .. },
-        }
-        | Command::Export {
-            what: Export::ReferenceData { database, .. },
-        } => database,
-        Command::Openapi | Command::Generate { .. } => return Ok(()),
-    };
-    if !(1..=256).contains(&database.db_pool_size) {
-        return Err("BILLING_DB_POOL_SIZE must be from 1 to 256".into());
+    if let Command::Serve(settings) = command
+        && settings.metrics_bind == Some(settings.bind)
+        && settings.bind.port() != 0
+    {
+        return Err("BILLING_METRICS_BIND must differ from BILLING_BIND".into());
     }
     Ok(())
 }

@@ -7,7 +7,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod config_file;
+pub use config_file::{CONFIG_FILE_MAX_BYTES, load, parse_config_file};
 
 #[derive(Debug, Clone, Parser)]
 #[command(
@@ -122,8 +125,8 @@ pub enum Command {
         /// A usage CSV to write too, of calls to those dialstrings.
         #[arg(long)]
         usage: Option<PathBuf>,
-        /// Rows of the usage CSV.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Rows of the usage CSV (at most 1,000,000,000, some 50 GB).
+        #[arg(long, default_value_t = 1_000_000, value_parser = count_from_0_to::<1_000_000_000>)]
         rows: usize,
         /// The random seed: the same seed writes the same files.
         #[arg(long, default_value_t = 7)]
@@ -201,7 +204,7 @@ pub struct DatabaseSettings {
     pub database_url: Option<String>,
     /// Database connections kept in the pool (default: twice the cores, 4 to 32). Each
     /// worker's blocking pool gets as many threads.
-    #[arg(long, env = "BILLING_DB_POOL_SIZE", default_value_t = default_db_pool_size())]
+    #[arg(long, env = "BILLING_DB_POOL_SIZE", default_value_t = default_db_pool_size(), value_parser = clap::value_parser!(u32).range(1..=256))]
     pub db_pool_size: u32,
 }
 
@@ -278,8 +281,8 @@ pub struct Settings {
     /// The failed sign-in window, in seconds.
     #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub login_window_seconds: u64,
-    /// Largest request body accepted, in bytes.
-    #[arg(long, env = "BILLING_BODY_LIMIT_BYTES", default_value_t = 1024 * 1024)]
+    /// Largest request body accepted, in bytes (1,024 to 1,073,741,824).
+    #[arg(long, env = "BILLING_BODY_LIMIT_BYTES", default_value_t = 1024 * 1024, value_parser = body_limit)]
     pub body_limit_bytes: usize,
     /// The most seconds a request body may take to arrive, from its first byte awaited to its
     /// last (a body trickled slower is refused with 408 and the connection closed).
@@ -312,99 +315,6 @@ pub struct Settings {
     pub logging: LogSettings,
 }
 
-/// `KEY=VALUE` lines; blank lines and `#` comments are skipped; values may be quoted.
-pub fn parse_config_file(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut pairs = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (key, value) = line
-            .split_once('=')
-            .ok_or_else(|| format!("line {}: expected KEY=VALUE", number + 1))?;
-        let value = value.trim();
-        let value = value
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .unwrap_or(value);
-        pairs.push((key.trim().to_owned(), value.to_owned()));
-    }
-    Ok(pairs)
-}
-
-/// The largest config file read (`--config /dev/zero` would otherwise be read until memory
-/// ran out).
-pub const CONFIG_FILE_MAX_BYTES: u64 = 1024 * 1024;
-
-/// The text of `path`, refused when longer than `most` bytes or not UTF-8.
-fn read_at_most(path: &std::path::Path, most: u64) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(most + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > most {
-        return Err(std::io::Error::other(format!("longer than {most} bytes")));
-    }
-    Ok(text)
-}
-
-/// Parses the command line with the environment, folding in the config file's values as defaults.
-pub fn load() -> Result<Cli, String> {
-    // Help, version and usage errors are clap's to print (and to exit with the right code).
-    let first = Cli::try_parse().unwrap_or_else(|error| error.exit());
-    let Some(path) = first.config_file().cloned() else {
-        return Ok(first);
-    };
-    let text = read_at_most(&path, CONFIG_FILE_MAX_BYTES)
-        .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
-    let pairs =
-        parse_config_file(&text).map_err(|e| format!("config file {}: {e}", path.display()))?;
-    let mut command = Cli::command();
-    for (key, value) in pairs {
-        let mut known = false;
-        command = with_default(command, &key, &value, &mut known);
-        if !known {
-            return Err(format!(
-                "config file {}: unknown setting {key}",
-                path.display()
-            ));
-        }
-    }
-    let matches = command
-        .try_get_matches()
-        .unwrap_or_else(|error| error.exit());
-    Cli::from_arg_matches(&matches).map_err(|e| e.to_string())
-}
-
-/// `command` with `value` as the default of every option, in it and in its subcommands at any
-/// depth, read from the environment variable `key`; `known` is set when there is one.
-fn with_default(
-    mut command: clap::Command,
-    key: &str,
-    value: &str,
-    known: &mut bool,
-) -> clap::Command {
-    let ids: Vec<clap::Id> = command
-        .get_arguments()
-        .filter(|arg| arg.get_env().is_some_and(|env| env == key))
-        .map(|arg| arg.get_id().clone())
-        .collect();
-    for id in ids {
-        *known = true;
-        command = command.mut_arg(id, |arg| arg.default_value(value.to_owned()));
-    }
-    let names: Vec<String> = command
-        .get_subcommands()
-        .map(|sub| sub.get_name().to_owned())
-        .collect();
-    for name in names {
-        command = command.mut_subcommand(name, |sub| with_default(sub, key, value, known));
-    }
-    command
-}
-
 /// A log filter of levels and `target=level` pairs. The filter library reads a bare word as
 /// a target whose events are all shown, so a misspelt level (`warning`, `inof`) showed nothing
 /// at all: a bare word must be a level.
@@ -424,6 +334,14 @@ fn log_filter(text: &str) -> Result<String, String> {
     tracing_subscriber::EnvFilter::try_new(text)
         .map(|_| text.to_owned())
         .map_err(|e| e.to_string())
+}
+
+/// A request body limit: at least 1 KiB (a site's body is larger), at most 1 GiB.
+fn body_limit(text: &str) -> Result<usize, String> {
+    match count_from_0_to::<{ 1 << 30 }>(text)? {
+        ..1024 => Err("must be at least 1024".to_owned()),
+        bytes => Ok(bytes),
+    }
 }
 
 /// A count from 1 to `MOST` (a setting whose larger values overflow or mean nothing).
@@ -456,27 +374,9 @@ pub fn default_db_pool_size() -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::CommandFactory;
 
-    #[test]
-    fn config_file_lines() {
-        let pairs =
-            parse_config_file("# comment\nBILLING_BIND=0.0.0.0:9000\n\nBILLING_BRAND=\"Acme\"\n")
-                .expect("parses");
-        insta::assert_debug_snapshot!(pairs, @r#"
-        [
-            (
-                "BILLING_BIND",
-                "0.0.0.0:9000",
-            ),
-            (
-                "BILLING_BRAND",
-                "Acme",
-            ),
-        ]
-        "#);
-        assert!(parse_config_file("nonsense").is_err());
-    }
+    use super::*;
 
     /// Settings whose large values overflowed or panicked later (a review's findings) are
     /// refused as they are read, naming their range.
@@ -504,6 +404,17 @@ mod tests {
             ),
             (&["--log", "warning"], "'warning': a level"),
             (&["--log", "info,billing=verbose"], "'billing=verbose'"),
+            (&["--body-limit-bytes", "1023"], "must be at least 1024"),
+            (
+                &["--body-limit-bytes", "1073741825"],
+                "must be at most 1073741824",
+            ),
+            (&["migrate", "--db-pool-size", "0"], "1..=256"),
+            (&["migrate", "--db-pool-size", "257"], "1..=256"),
+            (
+                &["generate", "--tariff", "t", "--rows", "1000000001"],
+                "must be at most 1000000000",
+            ),
         ] {
             let message = refused(args).unwrap_or_else(|| panic!("{args:?} accepted"));
             assert!(message.contains(said), "{args:?}: {message}");

@@ -170,6 +170,9 @@ fn read_file<R: Read>(
     }
     let mut record = csv::StringRecord::new();
     let mut number = 1u64;
+    // Every file's first column is its id: a second line with one would stand for the same
+    // record twice (which of them rating used was left to the order of the lines).
+    let mut lines_by_id: std::collections::HashMap<i64, u64> = std::collections::HashMap::new();
     loop {
         match reader.read_record(&mut record) {
             Ok(false) => return Ok(()),
@@ -182,12 +185,16 @@ fn read_file<R: Read>(
                         record.len()
                     )));
                 }
-                each(&Line {
+                let line = Line {
                     file,
                     number,
                     columns,
                     record: &record,
-                })?;
+                };
+                if let Some(first) = lines_by_id.insert(line.id("id")?, number) {
+                    return Err(line.fail("id", format!("already on line {first}")));
+                }
+                each(&line)?;
             }
             Err(e) => return Err(error(format!("{file} line {}: {e}", number + 1))),
         }

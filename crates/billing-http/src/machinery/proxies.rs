@@ -41,6 +41,16 @@ impl Range {
                 }
             },
         };
+        // A range that wide takes in addresses clients reach the service from directly: any
+        // of them could then name the address it is counted under (the sign-in throttle).
+        // IPv6's private addresses (fc00::/7, unique local) are one range, of any width.
+        let unique_local = matches!(network, IpAddr::V6(address) if prefix >= 7 && address.segments()[0] & 0xfe00 == 0xfc00);
+        let widest = if network.is_ipv4() { 8 } else { 16 };
+        if prefix < widest && !unique_local {
+            return Err(format!(
+                "'{text}' trusts a /{prefix} of the internet, and any client in it could choose the address its sign-ins are counted under; name the proxies' own addresses or ranges (/{widest} or narrower, or within fc00::/7 for IPv6)"
+            ));
+        }
         Ok(Self {
             network: canonical(network),
             prefix,
@@ -158,8 +168,23 @@ mod tests {
         assert!(proxies.trusts(ip("fd12::1")));
         assert!(!proxies.trusts(ip("fe80::1")));
         assert!(!proxies.trusts(ip("11.0.0.1")));
-        let everyone = TrustedProxies::parse("0.0.0.0/0,::/0").expect("valid");
-        assert!(everyone.trusts(ip("8.8.8.8")) && everyone.trusts(ip("2001:db8::1")));
+        let widest = TrustedProxies::parse("10.0.0.0/8,fd00::/16").expect("valid");
+        assert!(widest.trusts(ip("10.9.8.7")) && widest.trusts(ip("fd00:1::1")));
+        insta::assert_snapshot!(TrustedProxies::parse("0.0.0.0/0").unwrap_err(), @"'0.0.0.0/0' trusts a /0 of the internet, and any client in it could choose the address its sign-ins are counted under; name the proxies' own addresses or ranges (/8 or narrower, or within fc00::/7 for IPv6)");
+        assert!(
+            TrustedProxies::parse("fc00::/7").is_ok(),
+            "IPv6's private range"
+        );
+        for wide in [
+            "::/0",
+            "128.0.0.0/1",
+            "10.0.0.0/7",
+            "2000::/15",
+            "fc00::/6",
+            "::/7",
+        ] {
+            assert!(TrustedProxies::parse(wide).is_err(), "{wide}");
+        }
         assert!(TrustedProxies::parse("").expect("blank").is_empty());
         for bad in [
             "10.0.0.0/33",

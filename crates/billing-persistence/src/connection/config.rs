@@ -41,7 +41,12 @@ impl DatabaseConfig {
                 let database = rest.split_once('/').map_or("", |(_, path)| {
                     path.split(['?', '#']).next().unwrap_or_default()
                 });
-                if database.is_empty() {
+                let named_in_query = url.split_once('?').is_some_and(|(_, query)| {
+                    query
+                        .split('&')
+                        .any(|pair| pair.strip_prefix("dbname=").is_some_and(|d| !d.is_empty()))
+                });
+                if database.is_empty() && !named_in_query {
                     return refused(
                         "DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and \
                          PostgreSQL would use the user's own"
@@ -155,29 +160,72 @@ pub fn describe_location(backend: Backend, url: &str) -> String {
         }
         Backend::Postgres => {
             let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-            let rest = rest.split(['?', '#']).next().unwrap_or_default();
+            let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
             let (authority, database) = rest.split_once('/').unwrap_or((rest, ""));
             let (user, host) = match authority.rsplit_once('@') {
-                Some((credentials, host)) => (
-                    credentials.split(':').next().filter(|u| !u.is_empty()),
-                    host,
-                ),
-                None => (None, authority),
+                Some((credentials, host)) => {
+                    (credentials.split(':').next().unwrap_or_default(), host)
+                }
+                None => ("", authority),
             };
-            let host = if host.is_empty() { "localhost" } else { host };
+            let (mut host, mut database, mut user) = (
+                percent_decoded(host),
+                percent_decoded(database),
+                percent_decoded(user),
+            );
+            // libpq's parameters in the query take the place of the URL's parts.
+            for (name, value) in query.split('&').filter_map(|pair| pair.split_once('=')) {
+                let value = percent_decoded(value);
+                match name {
+                    "host" => host = value,
+                    "port" => host = format!("{}:{value}", host.split(':').next().unwrap_or("")),
+                    "dbname" => database = value,
+                    "user" => user = value,
+                    _ => {}
+                }
+            }
+            let host = if host.is_empty() || host.starts_with(':') {
+                format!("the local socket{host}")
+            } else if host.starts_with('/') {
+                format!("the socket in {host}")
+            } else {
+                host
+            };
             let database = if database.is_empty() {
-                "(the user's default)"
+                "(the user's default)".to_owned()
             } else {
                 database
             };
-            match user {
-                Some(user) => {
-                    format!("PostgreSQL database {database} on {host} as user {user}")
-                }
-                None => format!("PostgreSQL database {database} on {host}"),
+            match user.as_str() {
+                "" => format!("PostgreSQL database {database} on {host}"),
+                user => format!("PostgreSQL database {database} on {host} as user {user}"),
             }
         }
     }
+}
+
+/// `text` with its `%XX` escapes decoded (where they make UTF-8), for showing a URL's parts.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escaped = (bytes[index] == b'%')
+            .then(|| text.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            None => {
+                decoded.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).unwrap_or_else(|_| text.to_owned())
 }
 
 #[cfg(test)]
@@ -205,6 +253,19 @@ mod url_tests {
         insta::assert_snapshot!(
             describe_location(Backend::Postgres, "postgresql://db.internal"),
             @"PostgreSQL database (the user's default) on db.internal"
+        );
+        // libpq's query parameters stand for the URL's parts; a host from the root is a socket.
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgres:///billing?host=/run/postgresql&user=ops&password=x"),
+            @"PostgreSQL database billing on the socket in /run/postgresql as user ops"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgres://%2Fvar%2Frun%2Fpostgresql:5433/d?dbname=billing"),
+            @"PostgreSQL database billing on the socket in /var/run/postgresql:5433"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgres://u@/billing?port=5433"),
+            @"PostgreSQL database billing on the local socket:5433 as user u"
         );
         insta::assert_snapshot!(
             describe_location(Backend::Sqlite, "/var/lib/billing/billing.db"),
@@ -246,6 +307,11 @@ mod url_tests {
         insta::assert_snapshot!(resolve(Some("localhost:5432/billing")).unwrap_err(), @"cannot connect to the database: DATABASE_URL 'localhost:5432/billing' has no scheme and is not a file path; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
         insta::assert_snapshot!(resolve(Some("postgres://u@db.internal:5432")).unwrap_err(), @"cannot connect to the database: DATABASE_URL names no PostgreSQL database (…/DATABASE at its end), and PostgreSQL would use the user's own; accepted: postgres://USER@HOST:PORT/DATABASE (or postgresql://…) for PostgreSQL, sqlite://PATH or a file path (/…, ./…, ../… or ….db) for SQLite, or unset for billing.db in the data directory");
         assert!(resolve(Some("postgresql://u@h/?sslmode=require")).is_err());
+        // libpq's own parameter names the database as well (with a socket directory).
+        assert_eq!(
+            resolve(Some("postgres:///?host=/run/postgresql&dbname=billing")),
+            Ok(Backend::Postgres)
+        );
         // A stray '@' or '#' (in a password) is refused without showing the password.
         for url in [
             "postgres://u:p@ss@h/d",

@@ -7,6 +7,7 @@ use std::path::Path;
 use billing_domain::rating::synthetic;
 
 use super::BatchError;
+use super::files::Named;
 use super::tariff_csv;
 
 /// Writes a tariff of about `dialstrings` dialstrings over `sources` sources into
@@ -24,8 +25,7 @@ pub fn generate(
     let Some(usage_file) = usage_file else {
         return Ok(());
     };
-    let file = std::fs::File::create(usage_file)
-        .map_err(|e| BatchError(format!("{}: {e}", usage_file.display())))?;
+    let file = Named::create(usage_file)?;
     let mut output = std::io::BufWriter::with_capacity(1 << 20, file);
     writeln!(
         output,
@@ -47,4 +47,19 @@ pub fn generate(
     }
     output.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A disk that fills names the file being written (here /dev/full, always full).
+    #[test]
+    fn a_full_disk_names_the_usage_file() {
+        let directory =
+            std::env::temp_dir().join(format!("billing_generate_full_{}", std::process::id()));
+        let refused = generate(&directory, 20, 1, Some(Path::new("/dev/full")), 100_000, 5);
+        let _ = std::fs::remove_dir_all(&directory);
+        insta::assert_snapshot!(refused.unwrap_err(), @"/dev/full: No space left on device (os error 28)");
+    }
 }

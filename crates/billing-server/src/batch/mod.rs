@@ -2,6 +2,7 @@
 //! rating a usage CSV as a stream, and generating synthetic tariffs and usage.
 
 pub mod csv_out;
+pub mod files;
 pub mod generate;
 pub mod rate;
 pub mod reference_data;

@@ -9,6 +9,7 @@ use billing_domain::rating::engine::Tariff;
 use billing_domain::rating::tariff_files::read_tariff;
 
 use super::BatchError;
+use super::files::{create_directory, csv_file, open_lines};
 
 pub use billing_domain::rating::tariff_files::FILES;
 
@@ -27,9 +28,7 @@ pub fn load(directory: &Path) -> Result<Tariff, BatchError> {
         if !path.exists() {
             return Ok(None);
         }
-        std::fs::File::open(&path)
-            .map(|file| Some(std::io::BufReader::new(file)))
-            .map_err(|e| format!("{}: {e}", path.display()))
+        open_lines(&path).map(Some).map_err(|e| e.0)
     })
     .map_err(|e| BatchError(e.0))
 }
@@ -69,16 +68,14 @@ pub fn refuse_unknown_files(directory: &Path) -> Result<(), BatchError> {
 
 /// Writes a tariff as the CSV files [`load`] reads.
 pub fn save(tariff: &Tariff, directory: &Path) -> Result<(), BatchError> {
-    std::fs::create_dir_all(directory)?;
-    let open = |file: &str| -> Result<csv::Writer<std::fs::File>, BatchError> {
+    create_directory(directory)?;
+    let open = |file: &str| {
         let columns = FILES
             .iter()
             .find(|(name, _)| *name == file)
             .map(|(_, c)| *c)
             .unwrap_or_default();
-        let mut writer = csv::Writer::from_path(directory.join(file))?;
-        writer.write_record(columns)?;
-        Ok(writer)
+        csv_file(directory, file, columns)
     };
     let dates = |validity: &Validity| {
         (
@@ -222,6 +219,27 @@ mod tests {
         std::fs::write(&file, text.replace("999,44x,1,2026-01-01,\n", "")).expect("write");
         std::fs::write(directory.join("call_classes.csv"), "id,class\n").expect("write");
         insta::assert_snapshot!(load(&directory).unwrap_err(), @"call_classes.csv line 1: expected the header id,call_class,reference_data_source_charge_group_id,start_date,end_date");
+        let _ = std::fs::remove_dir_all(directory);
+    }
+
+    /// Two lines with one id stand for one record twice: which of them rating used was left
+    /// to the order of the lines.
+    #[test]
+    fn an_id_on_two_lines_of_a_file_is_refused() {
+        let directory = scratch("duplicate_id");
+        save(&synthetic::tariff(20, 1, 5), &directory).expect("saved");
+        let file = directory.join("source_charge_groups.csv");
+        let text = std::fs::read_to_string(&file).expect("read");
+        let first_record = text.lines().nth(1).expect("a record");
+        let lines = text.lines().count();
+        std::fs::write(&file, format!("{text}{first_record}\n")).expect("write");
+        assert_eq!(
+            load(&directory).unwrap_err().to_string(),
+            format!(
+                "source_charge_groups.csv line {}: id: already on line 2",
+                lines + 1
+            )
+        );
         let _ = std::fs::remove_dir_all(directory);
     }
 

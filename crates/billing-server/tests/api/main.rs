@@ -21,6 +21,7 @@ mod currencies_and_locales;
 mod customers;
 mod declared_queries;
 mod deploy_recipes;
+mod first_start;
 mod fuzzing_findings;
 mod hostile;
 mod operations;

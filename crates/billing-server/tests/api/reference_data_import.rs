@@ -167,6 +167,12 @@ api_test! {
         assert_eq!(count(&app, "/v1/audit-events?page=1&pageSize=1&action=IMPORT"), "0");
         let output = billing(&app, &["import", "reference-data", path(&dir.join("missing"))]);
         assert!(!output.status.success());
+        // A file with no line breaks is refused at its first megabyte, not held whole.
+        std::fs::write(dir.join("call_classes.csv"), format!("id,call_class,reference_data_source_charge_group_id,start_date,end_date\n{}", "9".repeat(3 << 20))).expect("write");
+        let output = billing(&app, &["import", "reference-data", path(&dir)]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("call_classes.csv line 2: a line longer than 1048576 bytes"), "{stderr}");
+        assert_eq!(count(&app, "/v1/dialstrings?page=1&pageSize=1"), "0");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

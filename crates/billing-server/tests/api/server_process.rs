@@ -4,7 +4,7 @@
 use std::process::{Command, Stdio};
 
 #[allow(unused_imports)]
-use super::cli::{audit_events, billing, scratch, serve_briefly, serve_briefly_on};
+use super::cli::{audit_events, billing, scratch};
 
 /// The help of a command, as a user would see it, with no setting in the environment.
 fn help_of(args: &[&str]) -> String {

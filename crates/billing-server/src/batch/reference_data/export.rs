@@ -8,6 +8,7 @@ use billing_persistence::rating_data::{self};
 use billing_persistence::{Database, PersistenceError};
 
 use crate::batch::BatchError;
+use crate::batch::files::{create_directory, csv_file};
 use crate::batch::tariff_csv::FILES;
 
 use super::reading::{
@@ -23,12 +24,10 @@ pub fn export(database: &Database, directory: &Path) -> Result<String, BatchErro
         .read(rating_data::load)
         .map_err(|e: PersistenceError| BatchError(e.to_string()))?;
     let feed = &snapshot.feed;
-    std::fs::create_dir_all(directory)?;
-    let open = |index: usize| -> Result<csv::Writer<std::fs::File>, BatchError> {
+    create_directory(directory)?;
+    let open = |index: usize| {
         let (file, columns) = FILES[index];
-        let mut writer = csv::Writer::from_path(directory.join(file))?;
-        writer.write_record(columns)?;
-        Ok(writer)
+        csv_file(directory, file, columns)
     };
     let dates = |validity: &Validity| {
         (

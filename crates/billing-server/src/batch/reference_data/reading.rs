@@ -16,6 +16,7 @@ use billing_domain::resources::{
 };
 
 use crate::batch::BatchError;
+use crate::batch::files::open_lines;
 use crate::batch::tariff_csv::FILES;
 
 /// The bad rows found, each `file line N: column: message`.
@@ -135,8 +136,7 @@ pub(super) fn read_file(
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
-        .from_path(&path)
-        .map_err(|e| BatchError(format!("{}: {e}", path.display())))?;
+        .from_reader(open_lines(&path)?);
     let header: Vec<String> = match reader.headers() {
         Ok(header) => header.iter().map(str::to_owned).collect(),
         Err(error) => {
@@ -172,6 +172,11 @@ pub(super) fn read_file(
                     record: &record,
                     problems,
                 });
+            }
+            // A file that cannot be read on (a line past the bound, a disk error) stops the
+            // import: the reader would fail the same way again.
+            Err(error) if matches!(error.kind(), csv::ErrorKind::Io(_)) => {
+                return Err(BatchError(format!("{file} line {}: {error}", number + 1)));
             }
             Err(error) => {
                 number += 1;
