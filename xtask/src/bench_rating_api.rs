@@ -70,7 +70,7 @@ pub fn run() -> Result<(), String> {
     let binary = options
         .binary
         .clone()
-        .unwrap_or_else(|| workspace_root().join(crate::BILLING_RELEASE));
+        .unwrap_or_else(crate::billing_release);
     let work = workspace_root().join("target").join("bench-rating-api");
     let tariff = work.join(format!("tariff-{}", options.dialstrings));
     let usage = work.join(format!("usage-{}.csv", options.dialstrings));

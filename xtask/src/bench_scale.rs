@@ -57,7 +57,7 @@ pub fn run() -> Result<(), String> {
         Some(binary) => PathBuf::from(binary),
         None => {
             crate::cargo(&["build", "--release", "--bin", "billing"])?;
-            crate::server::workspace_root().join(crate::BILLING_RELEASE)
+            crate::billing_release()
         }
     };
     if Command::new("sqlite3").arg("--version").output().is_err() {

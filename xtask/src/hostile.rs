@@ -52,7 +52,7 @@ impl Common {
 
 /// Where cargo puts what it builds: `CARGO_TARGET_DIR` when set (relative to the workspace
 /// root, as cargo reads it from here), else the workspace's `target/`.
-fn cargo_target_dir() -> PathBuf {
+pub(crate) fn cargo_target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR").filter(|dir| !dir.is_empty()) {
         Some(dir) => workspace_root().join(dir),
         None => workspace_root().join("target"),

@@ -297,7 +297,10 @@ struct BenchData {
     usage: String,
 }
 
-const BILLING_RELEASE: &str = "target/release/billing";
+/// The release build of `billing`, where cargo puts it (`CARGO_TARGET_DIR` when set).
+fn billing_release() -> std::path::PathBuf {
+    hostile::cargo_target_dir().join("release").join("billing")
+}
 
 /// Builds the release binary and generates the data once (kept in `target/bench-data`).
 fn bench_data() -> Result<BenchData, String> {
@@ -330,7 +333,7 @@ fn bench_data() -> Result<BenchData, String> {
 }
 
 fn run_billing(args: &[&str]) -> Result<(), String> {
-    run(BILLING_RELEASE, "billing", args)
+    run(&billing_release().to_string_lossy(), "billing", args)
 }
 
 /// `check-rating`: rates the 10M rows with the engine and with the prefix-map reference and

@@ -137,7 +137,7 @@ impl Server {
     ) -> Result<Self, String> {
         std::fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
         Self::start_with(ServerOptions {
-            binary: binary.unwrap_or_else(|| workspace_root().join(crate::BILLING_RELEASE)),
+            binary: binary.unwrap_or_else(crate::billing_release),
             pin_to_core: Some(0),
             workers: 1,
             database_url: database_url.map(str::to_owned),

@@ -82,15 +82,20 @@ fn serialized_origin(origin: &str) -> Option<String> {
         "https" => "443",
         _ => return None,
     };
+    // An IPv6 literal is written as the browser does, in its shortest form (`[::1]`).
     let (host, port) = match rest.strip_prefix('[') {
         Some(literal) => {
             let (address, after) = literal.split_once(']')?;
-            address.parse::<std::net::Ipv6Addr>().ok()?;
-            (&rest[..address.len() + 2], after.strip_prefix(':'))
+            let address = address.parse::<std::net::Ipv6Addr>().ok()?;
+            let port = match after {
+                "" => None,
+                after => Some(after.strip_prefix(':')?),
+            };
+            (format!("[{address}]"), port)
         }
         None => match rest.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (rest, None),
+            Some((host, port)) => (host.to_owned(), Some(port)),
+            None => (rest.to_owned(), None),
         },
     };
     let host_name = host.starts_with('[')
@@ -209,7 +214,7 @@ mod tests {
         // Written as a browser writes `Origin`, or refused: an origin that could never match
         // is not accepted silently.
         let written = CorsOrigins::parse(
-            "HTTPS://Console.Example.com:443, http://localhost:80, http://[::1]:8080, https://a.example:8443",
+            "HTTPS://Console.Example.com:443, http://localhost:80, http://[0:0:0:0:0:0:0:1]:8080, https://a.example:8443",
         )
         .expect("origins");
         assert_eq!(
@@ -232,6 +237,9 @@ mod tests {
             "https://",
             "https://[::1",
             "https://a_b.example",
+            "http://[::1]/app",
+            "http://[::1]junk",
+            "http://[::1]:",
         ] {
             assert!(CorsOrigins::parse(never).is_err(), "{never}");
         }

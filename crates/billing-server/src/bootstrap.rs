@@ -66,6 +66,9 @@ pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, 
     Ok(Secret::new(key))
 }
 
+/// The username of the administrator a first start creates.
+pub const FIRST_ADMINISTRATOR: &str = "admin";
+
 /// Users holding the ADMINISTRATOR role, active or not.
 fn administrators(connection: &mut DbConnection) -> Result<i64, PersistenceError> {
     users::count_with_role(connection, Role::Administrator.code())
@@ -157,7 +160,9 @@ fn create_user_unless(
         api_key_id: None,
     };
     database.write(|c| {
-        if unless_an_administrator && administrators(c)? > 0 {
+        if unless_an_administrator
+            && (administrators(c)? > 0 || users::find_by_username(c, username)?.is_some())
+        {
             return Ok(None);
         }
         let user: User = Users::create(c, &service, input.clone()).map_err(invalid)?;
@@ -176,7 +181,8 @@ fn create_user_unless(
 
 /// When no user holds the ADMINISTRATOR role (a new database, or one where `billing
 /// create-user` made only users of other roles before the first start), creates `admin` with
-/// `password` or a random one printed once.
+/// `password` or a random one printed once. When a user of other roles already has the name
+/// `admin`, creates nothing and says, in the log, how to make an administrator.
 ///
 /// Instances starting together on one database do this one after the other (the start-up
 /// lock on PostgreSQL, `BEGIN IMMEDIATE` on SQLite) and the table is checked again in the
@@ -188,13 +194,22 @@ pub fn ensure_first_administrator(
     if database.read(administrators)? > 0 {
         return Ok(());
     }
+    if database
+        .read(|c| users::find_by_username(c, FIRST_ADMINISTRATOR))?
+        .is_some()
+    {
+        tracing::warn!(
+            "no user holds the ADMINISTRATOR role, and the username {FIRST_ADMINISTRATOR} is taken by a user of other roles: make an administrator with `billing create-user --roles ADMINISTRATOR`"
+        );
+        return Ok(());
+    }
     let (password, generated) = match password {
         Some(password) => (password.to_owned(), false),
         None => (refresh_token::random_text(18), true),
     };
     let created = create_user_unless(
         database,
-        "admin",
+        FIRST_ADMINISTRATOR,
         &password,
         &[Role::Administrator.code().to_owned()],
         None,

@@ -272,11 +272,11 @@ pub struct Settings {
     /// IP addresses and CIDR ranges (10.0.0.0/8, fd00::/8). A request from one of them is
     /// counted (sign-in throttle) under the rightmost X-Forwarded-For address that is not
     /// itself a trusted proxy. Unset: trust nobody, the client is the socket's peer.
-    #[arg(long, env = "BILLING_TRUSTED_PROXIES")]
+    #[arg(long, env = "BILLING_TRUSTED_PROXIES", value_parser = checked_by(billing_http::machinery::proxies::TrustedProxies::parse))]
     pub trusted_proxies: Option<String>,
     /// Origins whose browser pages may call the API (CORS): comma-separated
     /// scheme://host or scheme://host:port, or * for any. Unset: none (browsers refuse cross-origin calls).
-    #[arg(long, env = "BILLING_CORS_ORIGINS")]
+    #[arg(long, env = "BILLING_CORS_ORIGINS", value_parser = checked_by(billing_http::cors::CorsOrigins::parse))]
     pub cors_origins: Option<String>,
     /// The failed sign-in window, in seconds.
     #[arg(long, env = "BILLING_LOGIN_WINDOW_SECONDS", default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..=604_800))]
@@ -334,6 +334,14 @@ fn log_filter(text: &str) -> Result<String, String> {
     tracing_subscriber::EnvFilter::try_new(text)
         .map(|_| text.to_owned())
         .map_err(|e| e.to_string())
+}
+
+/// A value parser keeping the text that `parse` accepts (checked as read, so that a config
+/// file's line is named; parsed again where it is used).
+fn checked_by<T: 'static>(
+    parse: fn(&str) -> Result<T, String>,
+) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static {
+    move |text| parse(text).map(|_| text.to_owned())
 }
 
 /// A request body limit: at least 1 KiB (a site's body is larger), at most 1 GiB.
@@ -405,6 +413,14 @@ mod tests {
             (&["--log", "warning"], "'warning': a level"),
             (&["--log", "info,billing=verbose"], "'billing=verbose'"),
             (&["--body-limit-bytes", "1023"], "must be at least 1024"),
+            (
+                &["--trusted-proxies", "0.0.0.0/0"],
+                "trusts a /0 of the internet",
+            ),
+            (
+                &["--cors-origins", "https://*.example.com"],
+                "is not an origin",
+            ),
             (
                 &["--body-limit-bytes", "1073741825"],
                 "must be at most 1073741824",

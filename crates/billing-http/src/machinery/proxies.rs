@@ -41,6 +41,20 @@ impl Range {
                 }
             },
         };
+        // An IPv4-mapped IPv6 range (`::ffff:10.0.0.0/104`) is the IPv4 range it maps, as a
+        // peer's mapped address is read as its IPv4 one.
+        let (network, prefix) = match network {
+            IpAddr::V6(address) => match address.to_ipv4_mapped() {
+                Some(mapped) if prefix >= 96 => (IpAddr::V4(mapped), prefix - 96),
+                Some(_) => {
+                    return Err(format!(
+                        "'{text}': an IPv4-mapped range (::ffff:a.b.c.d) needs a prefix length of 96 or more"
+                    ));
+                }
+                None => (network, prefix),
+            },
+            IpAddr::V4(_) => (network, prefix),
+        };
         // A range that wide takes in addresses clients reach the service from directly: any
         // of them could then name the address it is counted under (the sign-in throttle).
         // IPv6's private addresses (fc00::/7, unique local) are one range, of any width.
@@ -51,10 +65,7 @@ impl Range {
                 "'{text}' trusts a /{prefix} of the internet, and any client in it could choose the address its sign-ins are counted under; name the proxies' own addresses or ranges (/{widest} or narrower, or within fc00::/7 for IPv6)"
             ));
         }
-        Ok(Self {
-            network: canonical(network),
-            prefix,
-        })
+        Ok(Self { network, prefix })
     }
 
     fn contains(&self, address: IpAddr) -> bool {
@@ -175,6 +186,19 @@ mod tests {
             TrustedProxies::parse("fc00::/7").is_ok(),
             "IPv6's private range"
         );
+        // An IPv4-mapped entry is the IPv4 address or range it maps, and as wide.
+        let mapped =
+            TrustedProxies::parse("::ffff:10.0.0.1, ::ffff:192.168.0.0/112").expect("valid");
+        assert!(mapped.trusts(ip("10.0.0.1")) && mapped.trusts(ip("::ffff:10.0.0.1")));
+        assert!(!mapped.trusts(ip("10.0.0.2")) && !mapped.trusts(ip("8.8.8.8")));
+        assert!(mapped.trusts(ip("192.168.7.7")) && !mapped.trusts(ip("192.169.0.1")));
+        for wide in [
+            "::ffff:0.0.0.0/96",
+            "::ffff:10.0.0.0/95",
+            "::ffff:128.0.0.0/97",
+        ] {
+            assert!(TrustedProxies::parse(wide).is_err(), "{wide}");
+        }
         for wide in [
             "::/0",
             "128.0.0.0/1",

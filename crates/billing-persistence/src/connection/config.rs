@@ -178,7 +178,7 @@ pub fn describe_location(backend: Backend, url: &str) -> String {
                 let value = percent_decoded(value);
                 match name {
                     "host" => host = value,
-                    "port" => host = format!("{}:{value}", host.split(':').next().unwrap_or("")),
+                    "port" => host = format!("{}:{value}", without_port(&host)),
                     "dbname" => database = value,
                     "user" => user = value,
                     _ => {}
@@ -201,6 +201,14 @@ pub fn describe_location(backend: Backend, url: &str) -> String {
                 user => format!("PostgreSQL database {database} on {host} as user {user}"),
             }
         }
+    }
+}
+
+/// A URL's `host[:port]` without its port (`[::1]:5432` → `[::1]`).
+fn without_port(host: &str) -> &str {
+    match host.rfind(']') {
+        Some(end) => &host[..=end],
+        None => host.split(':').next().unwrap_or_default(),
     }
 }
 
@@ -262,6 +270,10 @@ mod url_tests {
         insta::assert_snapshot!(
             describe_location(Backend::Postgres, "postgres://%2Fvar%2Frun%2Fpostgresql:5433/d?dbname=billing"),
             @"PostgreSQL database billing on the socket in /var/run/postgresql:5433"
+        );
+        insta::assert_snapshot!(
+            describe_location(Backend::Postgres, "postgres://[::1]:5432/db?port=5433"),
+            @"PostgreSQL database db on [::1]:5433"
         );
         insta::assert_snapshot!(
             describe_location(Backend::Postgres, "postgres://u@/billing?port=5433"),

@@ -231,12 +231,14 @@ mod tests {
         let file = directory.join("source_charge_groups.csv");
         let text = std::fs::read_to_string(&file).expect("read");
         let first_record = text.lines().nth(1).expect("a record");
+        let second_record = text.lines().nth(2).expect("a record");
         let lines = text.lines().count();
-        std::fs::write(&file, format!("{text}{first_record}\n")).expect("write");
+        // The first repeat in the file's order is named, not the smallest id repeated.
+        std::fs::write(&file, format!("{text}{second_record}\n{first_record}\n")).expect("write");
         assert_eq!(
             load(&directory).unwrap_err().to_string(),
             format!(
-                "source_charge_groups.csv line {}: id: already on line 2",
+                "source_charge_groups.csv line {}: id: already on line 3",
                 lines + 1
             )
         );

@@ -91,24 +91,33 @@ fn check_value(command: &clap::Command, key: &str, value: &str) -> Result<(), St
             .no_binary_name(true)
             .arg(alone)
             .try_get_matches_from(Vec::<String>::new())
-            .map_err(|error| {
-                use std::error::Error;
-                match error.source() {
-                    Some(reason) => reason.to_string(),
-                    None => error
-                        .render()
-                        .to_string()
-                        .lines()
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches("error: ")
-                        .to_owned(),
-                }
-            })?;
+            .map_err(|error| reason(&error, value))?;
     }
     command
         .get_subcommands()
         .try_for_each(|sub| check_value(sub, key, value))
+}
+
+/// Why clap refused `value`, without the command-line flag its message names.
+fn reason(error: &clap::Error, value: &str) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    use std::error::Error;
+    if let Some(reason) = error.source() {
+        return reason.to_string();
+    }
+    match error.get(ContextKind::ValidValue) {
+        Some(ContextValue::Strings(accepted)) => {
+            format!("'{value}' is not one of {}", accepted.join(", "))
+        }
+        _ => error
+            .render()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_owned(),
+    }
 }
 
 /// `command` with `value` as the default of every option, in it and in its subcommands at any
@@ -166,6 +175,16 @@ mod tests {
         assert_eq!(quoted[0].2, "Acme");
         assert_eq!(quoted[1].2, "info");
         assert_eq!(quoted[2].2, "'", "a lone quote is kept");
+    }
+
+    /// A refused value's reason, without the flag (the error names the file's line instead).
+    #[test]
+    fn a_refused_value_says_why_in_its_own_words() {
+        let command = Cli::command();
+        let refused = |key: &str, value: &str| check_value(&command, key, value).unwrap_err();
+        insta::assert_snapshot!(refused("BILLING_LOG_FORMAT", "xml"), @"'xml' is not one of text, json");
+        insta::assert_snapshot!(refused("BILLING_WORKERS", "513"), @"must be at most 512");
+        assert!(check_value(&command, "BILLING_WORKERS", "4").is_ok());
         assert!(parse_config_file("nonsense").is_err());
     }
 }

@@ -186,7 +186,10 @@ fn a_config_file_supplies_settings_and_bad_ones_are_refused() {
         "config file {} line 2: BILLING_DB_POOL_SIZE: ",
         file.display()
     );
-    assert!(refused.starts_with(&line), "{refused}");
+    assert!(
+        refused.starts_with(&line) && refused.contains("1..=256"),
+        "{refused}"
+    );
     std::fs::write(&file, "NOT_A_SETTING=1\n").expect("write");
     let output = billing(
         &dir,
@@ -197,7 +200,8 @@ fn a_config_file_supplies_settings_and_bad_ones_are_refused() {
         String::from_utf8_lossy(&output.stderr).contains("line 1: NOT_A_SETTING: unknown setting")
     );
     // A setting of another command is not unknown: serve's bind in the file migrate reads.
-    std::fs::write(&file, "BILLING_BIND=127.0.0.1:9999\n").expect("write");
+    // (Quoted: the quotes are not part of the value, which would not parse with them.)
+    std::fs::write(&file, "BILLING_BIND='127.0.0.1:9999'\n").expect("write");
     let output = billing(
         &dir,
         &["migrate", "--config", file.to_str().expect("path")],

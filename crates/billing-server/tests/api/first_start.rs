@@ -95,6 +95,20 @@ fn a_user_made_before_the_first_start_leaves_the_administrator_to_it() {
         first.contains("Created the first administrator: username admin"),
         "{first}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+    // A user of other roles named `admin`: the service starts and says how to make one.
+    let made = billing(
+        &dir,
+        &["create-user", "--username", "admin", "--roles", "READ_ONLY"],
+        &[("BILLING_NEW_USER_PASSWORD", "a-long-enough-password")],
+    );
+    assert!(made.status.success());
+    let (printed, log) = serve_briefly_on(&dir, None);
+    assert!(!printed.contains("password"), "{printed}");
+    assert!(
+        log.contains("the username admin is taken by a user of other roles"),
+        "{log}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -140,11 +140,13 @@ api_test! {
         let dir = std::env::temp_dir().join(format!("billing_feed_{}", uuid::Uuid::new_v4().simple()));
         succeeded(&billing(&app, &["generate", "--tariff", path(&dir), "--dialstrings", "50", "--sources", "2", "--rows", "1"]));
         let file = dir.join("dialstrings.csv");
-        let mut text = std::fs::read_to_string(&file).expect("dialstrings");
+        let generated = std::fs::read_to_string(&file).expect("dialstrings");
+        let mut text = generated.clone();
         text.push_str("9001,44x,1,2026-01-01,\n9002,44,1,2026-02-01,2026-01-01\n9003,44,777,2026-01-01,\n1,4455,1,2026-01-01,\n9004,44\n9223372036854775807,4466,1,2026-01-01,\n");
         std::fs::write(&file, text).expect("write");
         let groups = dir.join("source_charge_groups.csv");
-        let mut text = std::fs::read_to_string(&groups).expect("groups");
+        let generated_groups = std::fs::read_to_string(&groups).expect("groups");
+        let mut text = generated_groups.clone();
         text.push_str("9005,Unknown source,U,1,99,2026-01-01,\n");
         std::fs::write(&groups, text).expect("write");
         let output = billing(&app, &["import", "reference-data", path(&dir)]);
@@ -167,12 +169,21 @@ api_test! {
         assert_eq!(count(&app, "/v1/audit-events?page=1&pageSize=1&action=IMPORT"), "0");
         let output = billing(&app, &["import", "reference-data", path(&dir.join("missing"))]);
         assert!(!output.status.success());
-        // A file with no line breaks is refused at its first megabyte, not held whole.
-        std::fs::write(dir.join("call_classes.csv"), format!("id,call_class,reference_data_source_charge_group_id,start_date,end_date\n{}", "9".repeat(3 << 20))).expect("write");
+        // A file with no line breaks is refused at its first megabyte, not held whole (the
+        // other files as generated: the long line is the only fault).
+        std::fs::write(&file, generated).expect("write");
+        std::fs::write(&groups, generated_groups).expect("write");
+        let call_classes = dir.join("call_classes.csv");
+        let generated_classes = std::fs::read_to_string(&call_classes).expect("call classes");
+        std::fs::write(&call_classes, format!("{generated_classes}{}", "9".repeat(3 << 20))).expect("write");
         let output = billing(&app, &["import", "reference-data", path(&dir)]);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains("call_classes.csv line 2: a line longer than 1048576 bytes"), "{stderr}");
+        let long_line = generated_classes.lines().count() + 1;
+        assert!(stderr.contains(&format!("call_classes.csv line {long_line}: a line longer than 1048576 bytes")), "{stderr}");
         assert_eq!(count(&app, "/v1/dialstrings?page=1&pageSize=1"), "0");
+        std::fs::write(&call_classes, generated_classes).expect("write");
+        succeeded(&billing(&app, &["import", "reference-data", path(&dir)]));
+        assert_ne!(count(&app, "/v1/dialstrings?page=1&pageSize=1"), "0", "the same files import without the long line");
         let _ = std::fs::remove_dir_all(dir);
     }
 }
