@@ -11,9 +11,16 @@
 //! ([`RequestFraming`]: the head, then a `Content-Length` body) and holds the bytes that follow
 //! a request until the application has answered it. An answer counts once its body is let go
 //! ([`AnsweredBody`], put on every answer by [`middleware`], the outermost layer): the library
-//! has written its head by then. A request whose framing the connection does not follow (a
-//! chunked body, `Upgrade`) ends the holding on that connection, which goes on as before; so
-//! does an answer that takes longer than [`LONGEST_HOLD`].
+//! has written its head by then. A request whose framing the connection does not follow (an
+//! encoding other than chunked alone, `Upgrade`) ends the holding on that connection, which
+//! goes on as before; so do a chunked body's end and an answer that takes longer than
+//! [`LONGEST_HOLD`].
+//!
+//! A chunked body is followed byte for byte as the library's decoder reads it, for one reason:
+//! the library takes a malformed chunk (`zz` for a size) for a broken connection and closes it
+//! without an answer. Where a chunked body breaks its framing, the connection hands the library
+//! the end of the stream instead ([`RequestFraming::is_malformed`]): it fails the body, the
+//! handler answers 400 in plain words, and the connection closes.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -122,8 +129,71 @@ enum Framing {
     Head(Vec<u8>),
     /// In a request body: this many bytes still to come.
     Body(u64),
+    /// In a chunked request body, where the library's chunked decoder would be.
+    Chunked(Chunk),
+    /// A chunked body broke its framing just here: nothing from here on is handed over.
+    Malformed,
     /// Not followed any more on this connection.
     Lost,
+}
+
+/// Where a chunked body is, step for step as actix-http 3.20's `ChunkedState` reads it (the
+/// size so far carried along), so that a byte is malformed here exactly when the library
+/// would fail on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    SizeFirst,
+    SizeRest(u64),
+    SizeLws(u64),
+    Extension(u64),
+    SizeLf(u64),
+    Data(u64),
+    DataCr,
+    DataLf,
+    EndCr,
+    Trailer,
+    TrailerLf,
+    EndLf,
+}
+
+/// What one byte of a chunked body does.
+enum ChunkStep {
+    Next(Chunk),
+    /// The body ended with this byte.
+    End,
+    Malformed,
+}
+
+impl Chunk {
+    /// The state after `byte` (`Data` is read past in bulk by [`RequestFraming::advance`]).
+    fn step(self, byte: u8) -> ChunkStep {
+        use Chunk::*;
+        use ChunkStep::{End, Malformed, Next};
+        let hex = (byte as char).to_digit(16).map(u64::from);
+        match (self, byte) {
+            (SizeFirst, _) => hex.map_or(Malformed, |digit| Next(SizeRest(digit))),
+            (SizeRest(size), _) if hex.is_some() => size
+                .checked_mul(16)
+                .zip(hex)
+                .map_or(Malformed, |(size, digit)| Next(SizeRest(size + digit))),
+            (SizeRest(size) | SizeLws(size), b'\t' | b' ') => Next(SizeLws(size)),
+            (SizeRest(size) | SizeLws(size), b';') => Next(Extension(size)),
+            (SizeRest(size) | SizeLws(size) | Extension(size), b'\r') => Next(SizeLf(size)),
+            (Extension(_), 0x00..=0x08 | 0x0a..=0x1f | 0x7f) => Malformed,
+            (Extension(size), _) => Next(Extension(size)),
+            (SizeLf(0), b'\n') => Next(EndCr),
+            (SizeLf(size), b'\n') => Next(Data(size)),
+            (Data(left), _) => Next(if left <= 1 { DataCr } else { Data(left - 1) }),
+            (DataCr, b'\r') => Next(DataLf),
+            (DataLf, b'\n') => Next(SizeFirst),
+            (EndCr, b'\r') => Next(EndLf),
+            (EndCr | Trailer, b'\r') => Next(TrailerLf),
+            (EndCr | Trailer, _) => Next(Trailer),
+            (TrailerLf, b'\n') => Next(EndCr),
+            (EndLf, b'\n') => End,
+            _ => Malformed,
+        }
+    }
 }
 
 impl Default for RequestFraming {
@@ -142,6 +212,11 @@ impl RequestFraming {
         matches!(&self.state, Framing::Head(head) if head.is_empty()) && answered < self.requests
     }
 
+    /// Whether a chunked body broke its framing: the bytes from there on are not handed over.
+    pub fn is_malformed(&self) -> bool {
+        matches!(self.state, Framing::Malformed)
+    }
+
     /// Stops following this connection (it goes on unheld).
     pub fn give_up(&mut self) {
         self.state = Framing::Lost;
@@ -156,6 +231,31 @@ impl RequestFraming {
             let rest = &bytes[taken..];
             match &mut self.state {
                 Framing::Lost => return bytes.len(),
+                Framing::Malformed => return taken,
+                Framing::Chunked(Chunk::Data(left)) => {
+                    let part =
+                        usize::try_from(*left).map_or(rest.len(), |left| left.min(rest.len()));
+                    taken += part;
+                    *left -= part as u64;
+                    if *left == 0 {
+                        self.state = Framing::Chunked(Chunk::DataCr);
+                    }
+                }
+                Framing::Chunked(chunk) => match chunk.step(rest[0]) {
+                    ChunkStep::Next(next) => {
+                        *chunk = next;
+                        taken += 1;
+                    }
+                    // After a chunked body the connection is not followed (as before).
+                    ChunkStep::End => {
+                        self.state = Framing::Lost;
+                        taken += 1;
+                    }
+                    ChunkStep::Malformed => {
+                        self.state = Framing::Malformed;
+                        return taken;
+                    }
+                },
                 Framing::Body(left) => {
                     let part =
                         usize::try_from(*left).map_or(rest.len(), |left| left.min(rest.len()));
@@ -188,13 +288,14 @@ impl RequestFraming {
                         }
                         return bytes.len();
                     };
-                    let body = body_length(complete);
+                    let body = body_framing(complete);
                     taken += end;
                     self.requests += 1;
                     self.state = match body {
-                        Some(0) => Framing::Head(Vec::new()),
-                        Some(length) => Framing::Body(length),
-                        None => Framing::Lost,
+                        BodyFraming::Length(0) => Framing::Head(Vec::new()),
+                        BodyFraming::Length(length) => Framing::Body(length),
+                        BodyFraming::Chunked => Framing::Chunked(Chunk::SizeFirst),
+                        BodyFraming::Unfollowed => Framing::Lost,
                     };
                     if matches!(self.state, Framing::Head(_)) {
                         return taken;
@@ -216,37 +317,69 @@ fn head_end(head: &[u8], from: usize) -> Option<usize> {
     })
 }
 
-/// The length of the body a request head announces: `None` when the head is one the
-/// connection does not follow (chunked or otherwise encoded, an upgrade, more than one
-/// `Content-Length`, or one that is not plain digits). A head the library cannot read (a
-/// folded or malformed header) is refused by it, and the connection closed.
-fn body_length(head: &[u8]) -> Option<u64> {
-    let mut length = None;
+/// How a request head says its body ends.
+#[derive(Debug, PartialEq, Eq)]
+enum BodyFraming {
+    /// `Content-Length` (none: 0).
+    Length(u64),
+    /// `Transfer-Encoding: chunked`, alone, on HTTP/1.1: the library decodes it chunked.
+    Chunked,
+    /// A head the connection does not follow: otherwise encoded, an upgrade, more than one
+    /// `Content-Length` or `Transfer-Encoding`, both, or a length that is not plain digits. A
+    /// head the library cannot read (a folded or malformed header) is refused by it, and the
+    /// connection closed.
+    Unfollowed,
+}
+
+/// How the body of the request whose head is `head` ends.
+fn body_framing(head: &[u8]) -> BodyFraming {
+    let (mut length, mut chunked) = (None, None);
     let mut lines = memchr::memchr_iter(b'\n', head);
-    let mut start = lines.next()? + 1;
+    let Some(request_line_end) = lines.next() else {
+        return BodyFraming::Unfollowed;
+    };
+    let http_1_1 = head[..request_line_end]
+        .trim_ascii_end()
+        .ends_with(b" HTTP/1.1");
+    let mut start = request_line_end + 1;
     for end in lines {
         let line = &head[start..end];
         start = end + 1;
         let Some((name, value)) = header(line) else {
             continue;
         };
-        if name.eq_ignore_ascii_case(b"transfer-encoding") || name.eq_ignore_ascii_case(b"upgrade")
-        {
-            return None;
+        let value = value.trim_ascii();
+        if name.eq_ignore_ascii_case(b"upgrade") {
+            return BodyFraming::Unfollowed;
+        }
+        if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            if chunked.is_some() || !value.eq_ignore_ascii_case(b"chunked") {
+                return BodyFraming::Unfollowed;
+            }
+            chunked = Some(());
         }
         if name.eq_ignore_ascii_case(b"content-length") {
-            let digits = value.trim_ascii();
             if length.is_some()
-                || digits.is_empty()
-                || digits.len() > 18
-                || !digits.iter().all(u8::is_ascii_digit)
+                || value.is_empty()
+                || value.len() > 18
+                || !value.iter().all(u8::is_ascii_digit)
             {
-                return None;
+                return BodyFraming::Unfollowed;
             }
-            length = std::str::from_utf8(digits).ok()?.parse::<u64>().ok();
+            match std::str::from_utf8(value)
+                .ok()
+                .and_then(|digits| digits.parse::<u64>().ok())
+            {
+                Some(announced) => length = Some(announced),
+                None => return BodyFraming::Unfollowed,
+            }
         }
     }
-    Some(length.unwrap_or(0))
+    match (chunked, length) {
+        (Some(()), None) if http_1_1 => BodyFraming::Chunked,
+        (Some(()), _) => BodyFraming::Unfollowed,
+        (None, length) => BodyFraming::Length(length.unwrap_or(0)),
+    }
 }
 
 /// A header line's name and value when its name is one [`body_length`] looks at (cheaply:
@@ -331,10 +464,71 @@ mod tests {
         assert!(!framing.must_hold(2));
     }
 
+    /// A chunked body is followed as the library reads it, in reads of any size: to its end
+    /// (after which the connection is not followed), or to the byte the library would fail on.
+    #[test]
+    fn a_chunked_body_is_followed_to_its_end_or_its_first_malformed_byte() {
+        let head = "POST / HTTP/1.1\r\nHost: x\r\ntransfer-encoding:  Chunked \r\n\r\n";
+        let well_formed = [
+            "2\r\n{}\r\n0\r\n\r\n",
+            "A;name=value\r\n0123456789\r\n1 \t;x\r\n}\r\n0\r\nExpires: never\r\nX: y\r\n\r\n",
+            "0000000000000002\r\n{}\r\n0\r\n\r\n",
+        ];
+        for body in well_formed {
+            let stream = format!("{head}{body}GET / HTTP/1.1\r\n\r\n");
+            for piece in [1, 2, 5, stream.len()] {
+                let mut framing = RequestFraming::default();
+                let mut handed = 0;
+                for read in stream.as_bytes().chunks(piece) {
+                    handed += framing.advance(read);
+                    assert!(!framing.is_malformed(), "{body:?} in pieces of {piece}");
+                }
+                assert_eq!(handed, stream.len(), "{body:?} in pieces of {piece}");
+                assert!(!framing.must_hold(0), "not followed after a chunked body");
+            }
+        }
+        // Each refused where actix-http's decoder refuses it ("Invalid chunk size line", …).
+        for (body, good) in [
+            ("zz\r\n{}\r\n0\r\n\r\n", 0),
+            ("-5\r\nxxxxx\r\n", 0),
+            ("2\r\n{}\r\n-5\r\nxxxxx\r\n0\r\n\r\n", 7),
+            ("ffffffffffffffffffff\r\n", 16),
+            ("2\r\n{}x\r\n", 5),
+            ("2 x\r\n", 2),
+            ("2;\x01\r\n", 2),
+            ("2\n{}\r\n", 1),
+            ("0\r\n\r\x00", 4),
+        ] {
+            for piece in [1, 3, body.len() + head.len()] {
+                let stream = format!("{head}{body}");
+                let mut framing = RequestFraming::default();
+                let mut handed = 0;
+                for read in stream.as_bytes().chunks(piece) {
+                    handed += framing.advance(read);
+                    if framing.is_malformed() {
+                        break;
+                    }
+                }
+                assert!(framing.is_malformed(), "{body:?} in pieces of {piece}");
+                assert_eq!(handed, head.len() + good, "{body:?} in pieces of {piece}");
+            }
+        }
+        // Not chunked for the library: not followed as such.
+        for head in [
+            "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+        ] {
+            let mut framing = RequestFraming::default();
+            let stream = format!("{head}zz");
+            assert_eq!(framing.advance(stream.as_bytes()), stream.len(), "{head:?}");
+            assert!(!framing.is_malformed(), "{head:?}");
+        }
+    }
+
     #[test]
     fn what_the_connection_does_not_follow_is_never_held() {
         for head in [
-            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
             "GET / HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
             "POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n",
             "POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n",

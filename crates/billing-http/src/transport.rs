@@ -365,6 +365,12 @@ impl<T: AsyncRead + Unpin> AsyncRead for ProblemTransport<T> {
         if this.poll_hold(cx).is_pending() {
             return Poll::Pending;
         }
+        if this.framing.is_malformed() {
+            // The end of the stream, for the library, where a chunked body broke its framing
+            // (`pipelining`): the request in hand is answered 400, then the connection closes.
+            this.held.clear();
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         if !this.held.is_empty() {
             let given = this.held.len().min(buf.remaining());
