@@ -187,7 +187,7 @@ impl Chunk {
             (DataCr, b'\r') => Next(DataLf),
             (DataLf, b'\n') => Next(SizeFirst),
             (EndCr, b'\r') => Next(EndLf),
-            (EndCr | Trailer, b'\r') => Next(TrailerLf),
+            (Trailer, b'\r') => Next(TrailerLf),
             (EndCr | Trailer, _) => Next(Trailer),
             (TrailerLf, b'\n') => Next(EndCr),
             (EndLf, b'\n') => End,

@@ -295,7 +295,7 @@ api_test! {
         assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("0"));
         // A well-formed chunked body with extensions and trailers is read as before.
         let body = br#"{"name":"Chunked cycle"}"#;
-        let chunked = [format!("5;ext=1\r\n").as_bytes(), &body[..5], b"\r\n", format!("{:x}\r\n", body.len() - 5).as_bytes(), &body[5..], b"\r\n0\r\nX-Trailer: y\r\n\r\n"].concat();
+        let chunked = [b"5;ext=1\r\n".as_slice(), &body[..5], b"\r\n", format!("{:x}\r\n", body.len() - 5).as_bytes(), &body[5..], b"\r\n0\r\nX-Trailer: y\r\n\r\n"].concat();
         let answer = raw(&app, &head.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"), &chunked, Duration::ZERO);
         assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
         assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("1"));
