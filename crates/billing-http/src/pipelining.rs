@@ -13,8 +13,7 @@
 //! ([`AnsweredBody`], put on every answer by [`middleware`], the outermost layer): the library
 //! has written its head by then. A request whose framing the connection does not follow (an
 //! encoding other than chunked alone, `Upgrade`) ends the holding on that connection, which
-//! goes on as before; so do a chunked body's end and an answer that takes longer than
-//! [`LONGEST_HOLD`].
+//! goes on as before; so does an answer that takes longer than [`LONGEST_HOLD`].
 //!
 //! A chunked body is followed byte for byte as the library's decoder reads it, for one reason:
 //! the library takes a malformed chunk (`zz` for a size) for a broken connection and closes it
@@ -246,10 +245,10 @@ impl RequestFraming {
                         *chunk = next;
                         taken += 1;
                     }
-                    // After a chunked body the connection is not followed (as before).
+                    // The request ends: what follows it waits for its answer, as after any.
                     ChunkStep::End => {
-                        self.state = Framing::Lost;
-                        taken += 1;
+                        self.state = Framing::Head(Vec::new());
+                        return taken + 1;
                     }
                     ChunkStep::Malformed => {
                         self.state = Framing::Malformed;
@@ -465,7 +464,8 @@ mod tests {
     }
 
     /// A chunked body is followed as the library reads it, in reads of any size: to its end
-    /// (after which the connection is not followed), or to the byte the library would fail on.
+    /// (the request after it waits for its answer, as after any), or to the byte the library
+    /// would fail on.
     #[test]
     fn a_chunked_body_is_followed_to_its_end_or_its_first_malformed_byte() {
         let head = "POST / HTTP/1.1\r\nHost: x\r\ntransfer-encoding:  Chunked \r\n\r\n";
@@ -475,17 +475,20 @@ mod tests {
             "0000000000000002\r\n{}\r\n0\r\n\r\n",
         ];
         for body in well_formed {
+            let end = head.len() + body.len();
             let stream = format!("{head}{body}GET / HTTP/1.1\r\n\r\n");
             for piece in [1, 2, 5, stream.len()] {
-                let mut framing = RequestFraming::default();
-                let mut handed = 0;
-                for read in stream.as_bytes().chunks(piece) {
-                    handed += framing.advance(read);
-                    assert!(!framing.is_malformed(), "{body:?} in pieces of {piece}");
-                }
-                assert_eq!(handed, stream.len(), "{body:?} in pieces of {piece}");
-                assert!(!framing.must_hold(0), "not followed after a chunked body");
+                let (handed, seen) = handed(stream.as_bytes(), piece);
+                assert_eq!(seen, 2, "{body:?} in pieces of {piece}");
+                assert_eq!(handed.last().map(|last| last.end), Some(stream.len()));
+                assert!(
+                    !handed.iter().any(|s| s.start < end && end < s.end),
+                    "{body:?} in pieces of {piece}: the GET was handed with the POST"
+                );
             }
+            let mut framing = RequestFraming::default();
+            assert_eq!(framing.advance(stream.as_bytes()), end, "{body:?}");
+            assert!(framing.must_hold(0), "the GET waits for the POST's answer");
         }
         // Each refused where actix-http's decoder refuses it ("Invalid chunk size line", …).
         for (body, good) in [

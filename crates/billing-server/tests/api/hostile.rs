@@ -299,6 +299,15 @@ api_test! {
         let answer = raw(&app, &head.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"), &chunked, Duration::ZERO);
         assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
         assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("1"));
+        // Behind a well-formed chunked request in the same write, a malformed one: the first
+        // is answered (its record was written, and the connection closed unanswered), then the
+        // second is refused.
+        let good = br#"{"name":"Second cycle"}"#;
+        let both = [head.as_bytes(), format!("{:x}\r\n", good.len()).as_bytes(), good, b"\r\n0\r\n\r\n", head.as_bytes(), b"zz\r\n{}\r\n0\r\n\r\n"].concat();
+        let answer = raw(&app, "", &both, Duration::ZERO);
+        assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+        assert!(answer.contains("HTTP/1.1 400") && answer.contains("a malformed chunk"), "{answer}");
+        assert_eq!(app.head("/v1/billing-cycles").header("x-total-count"), Some("2"));
     }
 
     fn a_declared_header_sent_twice_is_refused(app) {
