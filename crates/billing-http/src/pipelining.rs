@@ -232,10 +232,7 @@ impl RequestFraming {
                 Framing::Lost => return bytes.len(),
                 Framing::Malformed => return taken,
                 Framing::Chunked(Chunk::Data(left)) => {
-                    let part =
-                        usize::try_from(*left).map_or(rest.len(), |left| left.min(rest.len()));
-                    taken += part;
-                    *left -= part as u64;
+                    taken += read_past(left, rest);
                     if *left == 0 {
                         self.state = Framing::Chunked(Chunk::DataCr);
                     }
@@ -256,10 +253,7 @@ impl RequestFraming {
                     }
                 },
                 Framing::Body(left) => {
-                    let part =
-                        usize::try_from(*left).map_or(rest.len(), |left| left.min(rest.len()));
-                    taken += part;
-                    *left -= part as u64;
+                    taken += read_past(left, rest);
                     if *left == 0 {
                         self.state = Framing::Head(Vec::new());
                         return taken;
@@ -306,6 +300,13 @@ impl RequestFraming {
     }
 }
 
+/// Reads past as much of `rest` as the `left` bytes still to come take: how many.
+fn read_past(left: &mut u64, rest: &[u8]) -> usize {
+    let part = usize::try_from(*left).map_or(rest.len(), |left| left.min(rest.len()));
+    *left -= part as u64;
+    part
+}
+
 /// The end of a request head (just past its empty line) in `head`, looking from `from`:
 /// lines end in CRLF or, as the library also reads them, in a bare LF.
 fn head_end(head: &[u8], from: usize) -> Option<usize> {
@@ -332,7 +333,7 @@ enum BodyFraming {
 
 /// How the body of the request whose head is `head` ends.
 fn body_framing(head: &[u8]) -> BodyFraming {
-    let (mut length, mut chunked) = (None, None);
+    let (mut length, mut chunked) = (None, false);
     let mut lines = memchr::memchr_iter(b'\n', head);
     let Some(request_line_end) = lines.next() else {
         return BodyFraming::Unfollowed;
@@ -352,10 +353,10 @@ fn body_framing(head: &[u8]) -> BodyFraming {
             return BodyFraming::Unfollowed;
         }
         if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            if chunked.is_some() || !value.eq_ignore_ascii_case(b"chunked") {
+            if chunked || !value.eq_ignore_ascii_case(b"chunked") {
                 return BodyFraming::Unfollowed;
             }
-            chunked = Some(());
+            chunked = true;
         }
         if name.eq_ignore_ascii_case(b"content-length") {
             if length.is_some()
@@ -375,9 +376,9 @@ fn body_framing(head: &[u8]) -> BodyFraming {
         }
     }
     match (chunked, length) {
-        (Some(()), None) if http_1_1 => BodyFraming::Chunked,
-        (Some(()), _) => BodyFraming::Unfollowed,
-        (None, length) => BodyFraming::Length(length.unwrap_or(0)),
+        (true, None) if http_1_1 => BodyFraming::Chunked,
+        (true, _) => BodyFraming::Unfollowed,
+        (false, length) => BodyFraming::Length(length.unwrap_or(0)),
     }
 }
 

@@ -52,10 +52,7 @@ pub fn count_with_role(
     role_code: &str,
 ) -> crate::error::PersistenceResult<i64> {
     let roles: Vec<String> = users::table.select(users::roles).load(connection)?;
-    Ok(roles
-        .iter()
-        .filter(|roles| roles.split(',').any(|code| code == role_code))
-        .count() as i64)
+    Ok(holding(&roles, role_code))
 }
 
 /// Active users whose roles include `role_code`.
@@ -63,14 +60,19 @@ pub fn count_active_with_role(
     connection: &mut crate::DbConnection,
     role_code: &str,
 ) -> crate::error::PersistenceResult<i64> {
-    let candidates: Vec<String> = users::table
+    let roles: Vec<String> = users::table
         .filter(users::active.eq(true))
         .select(users::roles)
         .load(connection)?;
-    Ok(candidates
+    Ok(holding(&roles, role_code))
+}
+
+/// How many of the users' `roles` (each comma-separated codes) include `role_code`.
+fn holding(roles: &[String], role_code: &str) -> i64 {
+    roles
         .iter()
         .filter(|roles| roles.split(',').any(|code| code == role_code))
-        .count() as i64)
+        .count() as i64
 }
 
 /// A user and the contract owners it is restricted to (empty: all), in one statement.

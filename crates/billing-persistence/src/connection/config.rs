@@ -212,28 +212,12 @@ fn without_port(host: &str) -> &str {
     }
 }
 
-/// `text` with its `%XX` escapes decoded (where they make UTF-8), for showing a URL's parts.
+/// `text` with its `%XX` escapes decoded (as it was when they make no UTF-8), for showing a
+/// URL's parts.
 fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let escaped = (bytes[index] == b'%')
-            .then(|| text.get(index + 1..index + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escaped {
-            Some(byte) => {
-                decoded.push(byte);
-                index += 3;
-            }
-            None => {
-                decoded.push(bytes[index]);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8(decoded).unwrap_or_else(|_| text.to_owned())
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .map_or_else(|_| text.to_owned(), std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]
