@@ -8,9 +8,10 @@ billing_declare::declare! {
         name: required Text<1, 255>,
     }
     children {
-        /// The brands it trades under, in order. A write sends the whole list: an element
-        /// read from the service keeps its id when sent back in a patch; a new element gets
-        /// one; an element left out is removed.
+        /// The brands it trades under, in order. A body never carries an element's id: a
+        /// `PUT` gives every element a new one, while a patch of nested members
+        /// (`/subBrands/0/name`, `add /subBrands/-`, `remove /subBrands/1`) keeps the ids of
+        /// the elements it leaves in place.
         sub_brands: list contract_owner_sub_brands,
     }
     rules {}

@@ -239,7 +239,9 @@ pub(super) fn resource_paths(
     let name = resource.schema_name();
     let input_name = format!("{name}Input");
     let record_schema = object_schema(resource.fields, false);
-    let row_schema = row_of(record_schema.clone());
+    // A row holds what a read shows: not what only the create's answer carries (`key`).
+    let readable: Vec<Field> = resource.fields.iter().filter(|field| field.readable()).cloned().collect();
+    let row_schema = row_of(object_schema(&readable, false));
     // The record's own schema, where an operation answers or takes a whole record.
     let ops = resource.operations;
     if ops.get || ops.create || ops.replace || ops.patch || ops.bulk_update {
