@@ -179,6 +179,17 @@ impl ApiError {
         )
     }
 
+    /// 415: a body labelled with a charset other than UTF-8, which JSON is (RFC 8259).
+    pub fn charset_not_utf8(charset: &str) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "the request body must be UTF-8, as JSON is: charset={charset} is not read; \
+                 send charset=utf-8 or none"
+            ),
+        )
+    }
+
     pub fn unsupported_media_type(expected: &str) -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -77,8 +77,10 @@ pub fn check_receiving_site(
     } else {
         match receiving {
             None => Some(format!("site {receiving_id} does not exist")),
+            // Not named: it may be another contract owner's site, which a restricted caller is
+            // not to be told about (docs/api.md "Contract-owner scope").
             Some(site) if site.customer_id != customer_id => {
-                Some(format!("site {receiving_id} belongs to another customer"))
+                Some("must name a site of the same customer".to_owned())
             }
             Some(site) if !site.has_invoice_details => Some(format!(
                 "site {receiving_id} has no siteInvoiceDetails: it sends its own invoices elsewhere"
@@ -232,7 +234,7 @@ mod tests {
         insta::assert_snapshot!(messages.join("\n"), @r"
         siteIdReceivingInvoice: a site cannot send its invoices to itself
         siteIdReceivingInvoice: site 5 does not exist
-        siteIdReceivingInvoice: site 5 belongs to another customer
+        siteIdReceivingInvoice: must name a site of the same customer
         siteIdReceivingInvoice: site 5 has no siteInvoiceDetails: it sends its own invoices elsewhere
         siteIdReceivingInvoice: site 5 has ended
         ");

@@ -104,6 +104,19 @@ pub fn nothing_more(_: usize) -> usize {
     0
 }
 
+/// The `charset` a Content-Type names when it is not UTF-8 (RFC 8259: JSON is UTF-8 only), as
+/// sent; `None` when it names none or UTF-8 (any case, quoted or not).
+fn charset_other_than_utf8(content_type: &str) -> Option<&str> {
+    let charset = content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches('"'))
+    })?;
+    (!charset.eq_ignore_ascii_case("utf-8") && !charset.eq_ignore_ascii_case("utf8"))
+        .then_some(charset)
+}
+
 async fn read_whole_body(
     request: &HttpRequest,
     payload: &mut web::Payload,
@@ -115,17 +128,20 @@ async fn read_whole_body(
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .map(|value| {
-            value
-                .split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-        });
-    if !content_type.is_some_and(|media_type| kind.accepts(&media_type)) {
+        .and_then(|value| value.to_str().ok());
+    let media_type = content_type.map(|value| {
+        value
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if !media_type.is_some_and(|media_type| kind.accepts(&media_type)) {
         return Err(ApiError::unsupported_media_type(kind.media_type()));
+    }
+    if let Some(charset) = content_type.and_then(charset_other_than_utf8) {
+        return Err(ApiError::charset_not_utf8(charset));
     }
     // A body is read as sent: a compressed one would be taken for text that is not JSON, and
     // a plain one labelled compressed for what it is not.
@@ -291,6 +307,25 @@ pub fn camel_case_path(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_charset_other_than_utf8_is_told() {
+        let told: Vec<Option<&str>> = [
+            "application/json",
+            "application/json; charset=utf-8",
+            "application/json;charset=\"UTF-8\"",
+            "application/json; Charset=utf8",
+            "application/json; charset=latin1",
+            "application/json; foo=bar; charset=\"utf-16\"",
+        ]
+        .into_iter()
+        .map(charset_other_than_utf8)
+        .collect();
+        assert_eq!(
+            told,
+            [None, None, None, None, Some("latin1"), Some("utf-16")]
+        );
+    }
 
     #[test]
     fn serde_errors_in_plain_words() {

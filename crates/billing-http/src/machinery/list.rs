@@ -122,11 +122,16 @@ pub fn parse_list_params_of(
 ) -> Result<ListParams, ApiError> {
     let mut errors = ValidationErrors::default();
     let mut seen: Vec<&str> = Vec::new();
+    // Told once per name, however often it repeats.
+    let mut repeated: Vec<&str> = Vec::new();
     let (mut page, mut page_size, mut sort, mut fields) = (None, None, Vec::new(), None);
     let mut filters = Vec::new();
     for (name, value) in pairs {
         if seen.contains(&name.as_str()) {
-            errors.push(name.clone(), "appears more than once");
+            if !repeated.contains(&name.as_str()) {
+                repeated.push(name);
+                errors.push(name.clone(), "appears more than once");
+            }
             continue;
         }
         seen.push(name);

@@ -240,7 +240,12 @@ pub(super) fn resource_paths(
     let input_name = format!("{name}Input");
     let record_schema = object_schema(resource.fields, false);
     // A row holds what a read shows: not what only the create's answer carries (`key`).
-    let readable: Vec<Field> = resource.fields.iter().filter(|field| field.readable()).cloned().collect();
+    let readable: Vec<Field> = resource
+        .fields
+        .iter()
+        .filter(|field| field.readable())
+        .cloned()
+        .collect();
     let row_schema = row_of(object_schema(&readable, false));
     // The record's own schema, where an operation answers or takes a whole record.
     let ops = resource.operations;

@@ -64,6 +64,9 @@ api_test! {
         assert_eq!(reply.error_fields(), vec!["nmae"]);
         let reply = app.get(&format!("{PATH}?page=1&pageSize=10&name=a&name=b"));
         assert_eq!(reply.error_fields(), vec!["name"]);
+        // A repetition is told once per name, however often it repeats.
+        let reply = app.get(&format!("{PATH}?page=1&pageSize=10{}", "&name=a&nmae=b".repeat(50)));
+        assert_eq!(reply.error_fields(), vec!["nmae", "name", "nmae"]);
     }
 
     fn lists_are_paged_with_total_and_links(app) {

@@ -10,6 +10,10 @@ api_test! {
     fn bodies_are_checked_before_anything_is_written(app) {
         let send = |content_type: &str, body: &str| app.send("POST", PATH, Some(&app.admin_token), &[], Some((content_type, body.to_owned())));
         send("text/plain", "{}").assert_problem(415);
+        // JSON is UTF-8 only: a body labelled otherwise is not read as something it is not.
+        let latin1 = send("application/json; charset=latin1", "{}").assert_problem(415);
+        assert!(latin1["detail"].as_str().is_some_and(|detail| detail.contains("charset=latin1")), "{latin1}");
+        send("application/json; charset=UTF-8", "{\"name\": ").assert_problem(400);
         send("application/json", "{\"name\": ").assert_problem(400);
         send("application/json", "[1, 2]").assert_problem(400);
         let reply = send("application/json", &json!({ "name": "X", "chargingUnitType": "MB", "startDate": "2026-01-01", "colour": "red" }).to_string());
