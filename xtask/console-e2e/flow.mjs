@@ -208,6 +208,12 @@ await check('create a site with a mistake: the error is beside the field; fixed,
   expect(said === 1, `the receiving site's error is shown ${said} times`);
   expect(await page.locator('#site-form .form-error').textContent() === 'Please correct the fields marked below.',
     `the error box: ${await page.locator('#site-form .form-error').textContent()}`);
+  // A receiving site typed that does not exist: the click on the button below the box submits
+  // (a number box that scrolled the page as it lost the focus made this click land elsewhere),
+  // and the service's error is shown beside it.
+  await page.getByLabel('Site receiving the invoices (id)').fill('999');
+  await page.getByRole('button', { name: 'Create site' }).click();
+  await errorBeside('siteIdReceivingInvoice').filter({ hasText: /999 does not exist/ }).waitFor();
   await page.getByLabel('sent from this site').check();
   await page.getByRole('button', { name: 'Create site' }).click();
   await page.getByRole('heading', { name: 'Site Head office', exact: true }).waitFor();
@@ -443,7 +449,7 @@ await check('customer set-up: a billing cycle is created, the records customers 
   await page.getByRole('heading', { name: 'Contract owners', exact: true }).waitFor();
   await page.getByRole('cell', { name: 'Acme Telecom', exact: true }).waitFor();
   await page.getByRole('link', { name: 'Billing cycles' }).click();
-  const create = page.locator('section', { has: page.getByRole('heading', { name: 'New: billing cycles' }) });
+  const create = page.locator('section', { has: page.getByRole('heading', { name: 'New billing cycle' }) });
   await create.getByLabel('Name', { exact: true }).fill('Quarterly');
   await create.getByRole('button', { name: 'Create' }).click();
   await page.getByRole('cell', { name: 'Quarterly', exact: true }).waitFor();

@@ -65,7 +65,7 @@ export async function sessionSteps({ data, siteId, zenithNameRead }) {
     await page.getByRole('button', { name: 'Change Acme Telecom' }).waitFor();
     await page.getByRole('cell', { name: /^Zenith Networks/ }).waitFor();
     expect(await page.getByRole('button', { name: /^Change Zenith/ }).count() === 0, 'another owner can be changed');
-    expect(await page.getByRole('heading', { name: 'New: contract owners' }).count() === 0, 'a contract owner can be created');
+    expect(await page.getByRole('heading', { name: 'New contract owner' }).count() === 0, 'a contract owner can be created');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
@@ -156,5 +156,32 @@ export async function sessionSteps({ data, siteId, zenithNameRead }) {
     expect(await page.getByText('Your session ended').count() === 1, 'the end of the session is not said');
     expect(!/Signed in/.test(await page.locator('#status').textContent()), 'the status bar still says the user is signed in');
     expect(await page.getByText('Something went wrong').count() === 0, 'an error replaced the sign-in form');
+  });
+  await check('an administrator who gives up their own ADMINISTRATOR role is asked first, then sees only what the new roles allow', async () => {
+    const admin = await signInApi('admin', adminPassword);
+    const user = await must('POST', '/v1/users', admin, { username: 'second-admin', password: READER_PASSWORD, roles: ['ADMINISTRATOR'] });
+    await page.goto(`${base}/console`);
+    await page.locator('#sign-in').waitFor();
+    await signInAs('second-admin', READER_PASSWORD);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('button', { name: 'Change roles of second-admin' }).click();
+    const editor = page.getByRole('region', { name: 'Change roles' });
+    await editor.getByRole('checkbox', { name: 'Administrator (ADMINISTRATOR)', exact: true }).uncheck();
+    await editor.getByRole('checkbox', { name: 'Read only (READ_ONLY)', exact: true }).check();
+    // Declined: nothing is sent.
+    const declined = new Promise((resolve) => page.once('dialog', async (dialog) => { resolve(dialog.message()); await dialog.dismiss(); }));
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    expect(/Give up your own ADMINISTRATOR role/.test(await declined), 'no confirmation asked');
+    await page.waitForTimeout(300);
+    expect((await must('GET', `/v1/users/${user.id}`, admin)).roles.includes('ADMINISTRATOR'), 'the role went without a confirmation');
+    // Confirmed: the header and the sections follow the new roles at once.
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page.locator('#status', { hasText: 'Roles of second-admin changed.' }).waitFor();
+    await page.getByRole('link', { name: 'Users' }).waitFor({ state: 'detached' });
+    expect(!/ADMINISTRATOR/.test(await page.locator('#who').textContent()), `the header still says: ${await page.locator('#who').textContent()}`);
+    expect((await must('GET', `/v1/users/${user.id}`, admin)).roles.join() === 'READ_ONLY', 'the roles were not changed');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#sign-in').waitFor();
   });
 }

@@ -148,6 +148,19 @@ export async function signOut() {
   }
 }
 
+/**
+ * Reads again who the signed-in user is, after a change of their own roles or contract owners
+ * (the service applies them from the next request on), and lets the page be drawn for them.
+ */
+export async function rereadMe() {
+  const owner = session;
+  if (!owner) return;
+  const me = (await api('GET', '/console/session')).body;
+  if (session !== owner) return;
+  owner.me = me;
+  notify('changed');
+}
+
 export function currentUser() {
   return session ? session.me : null;
 }

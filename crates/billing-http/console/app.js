@@ -191,6 +191,11 @@ function signInPage(message) {
 
 onSessionChange((session, reason) => {
   if (reason === 'signed-in') return;
+  // The user's own roles changed: the header, the sections and the page show what they allow now.
+  if (reason === 'changed') {
+    render();
+    return;
+  }
   if (!session) {
     // A page still loading (its refresh just failed, or the user signed out meanwhile) may not
     // draw over the sign-in form.

@@ -5,7 +5,7 @@
 import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, form, heading, pagedTable, filters, like, link, status,
-  explain, when, facts, table, today, hashQuery, checkboxes, named, stale, focusBack, closeOnEscape,
+  explain, when, facts, table, today, hashQuery, checkboxes, named, stale, focusBack, closeOnEscape, numberValue,
 } from './ui.js';
 import { siteForm, diffPatch, recordPicker } from './site-form.js';
 
@@ -69,10 +69,20 @@ export async function customerPage(main, { id }) {
     const name = input('customerName', { value: customer.customerName, required: true });
     const reference = input('customerReference', { value: customer.customerReference, required: true });
     const end = input('endDate', { type: 'date', value: customer.endDate });
+    // A user limited to contract owners may move the customer only between those.
+    const own = currentUser().contractOwnerIds;
+    const owner = recordPicker('contractOwnerId', 'Contract owner', '/v1/contract-owners', {
+      searchOn: 'name', show: (r) => r.name, value: customer.contractOwnerId, only: own.length ? own : null,
+    });
+    const cycle = recordPicker('billingCycleId', 'Billing cycle', '/v1/billing-cycles', { searchOn: 'name', show: (r) => r.name, value: customer.billingCycleId });
     editor = h('section', { class: 'panel' }, h('h2', {}, 'Change the customer'), form([
       h('div', { class: 'grid' }, field('Customer name', name), field('Customer reference', reference), field('End date', end)),
+      owner, cycle,
     ], async () => {
-      const ops = diffPatch(customer, { customerName: name.value.trim(), customerReference: reference.value.trim(), endDate: end.value || null });
+      const ops = diffPatch(customer, {
+        customerName: name.value.trim(), customerReference: reference.value.trim(), endDate: end.value || null,
+        contractOwnerId: numberValue(owner.control), billingCycleId: numberValue(cycle.control),
+      });
       if (ops.length) await patch(`/v1/customers/${id}`, ops, answer.etag);
       status('Customer saved.', 'ok');
       customerPage(main, { id });
@@ -356,7 +366,7 @@ function addInventory(siteId, inventory) {
     field('Quantity', quantity), field('Start date', start))], async () => {
     await api('POST', '/v1/inventory-items', { body: {
       siteId: Number(siteId), productCode: product.value.trim(), description: description.value.trim() || null,
-      quantity: Number(quantity.value), startDate: start.value || null,
+      quantity: numberValue(quantity), startDate: start.value || null,
     } });
     status('Inventory item added.', 'ok');
     // reset() empties the fields set from script (their value is not their default): the

@@ -6,14 +6,18 @@
 import { api, page, patch, can, currentUser } from './api.js';
 import {
   h, replace, field, input, select, form, heading, pagedTable, filters, like, status, explain,
-  facts, today, link, stale, focusBack, closeOnEscape,
+  facts, today, link, stale, focusBack, closeOnEscape, numberValue,
 } from './ui.js';
 import { diffPatch, recordPicker } from './site-form.js';
 import { GROUPS, kindOf } from './records.js';
 
-const SI_MAINTAINED = 'Its reference data source is maintained by the operator\'s feed (siMaintained = true): '
-  + 'the API refuses every change to its source charge groups, dialstrings, call classes and ignored call classes '
-  + 'with 412 Precondition Failed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
+const SI_MAINTAINED = 'The source charge groups, dialstrings, call classes and ignored call classes of such a source '
+  + 'change only through the operator\'s feed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
+
+/** One record of a kind, in words: `Dialstrings` → `dialstring`, `Call classes` → `call class`. */
+function oneOf(kind) {
+  return kind.title.toLowerCase().replace(/ies$/, 'y').replace(/sses$/, 'ss').replace(/s$/, '');
+}
 
 function filterControl([name, , type, codes]) {
   if (type === 'bool') return select(name, [['true', 'yes'], ['false', 'no']], { blank: 'either' });
@@ -54,7 +58,7 @@ function recordFields(kind, record) {
     for (const { name, type, control } of controls) {
       const raw = control.value.trim();
       let value = raw === '' ? null : raw;
-      if (type === 'id' && value !== null) value = Number(value);
+      if (type === 'id') value = numberValue(control);
       if (type === 'bool') value = raw === 'true';
       const [outer, inner] = name.split('.');
       if (inner) body[outer] = { [inner]: value };
@@ -115,9 +119,10 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
     const back = () => focusBack(opener, kindHeading);
     const close = () => { editor.hidden = true; replace(editor); };
     closeEditor = () => { close(); back(); };
-    // A record changed elsewhere since it was opened: read it again (what was typed is lost).
-    const reread = () => edit(row, opener);
-    replace(editor, h('h2', {}, `Change ${kind.title.toLowerCase()} ${row.id}`), form([fields], async () => {
+    // A record changed elsewhere since it was opened: read it again (what was typed is lost),
+    // and the list behind it, which shows it too.
+    const reread = () => { list.reload(); return edit(row, opener); };
+    replace(editor, h('h2', {}, `Change ${oneOf(kind)} ${row.id}`), form([fields], async () => {
       const operations = diffPatch(answer.body, fields.value());
       try {
         if (operations.length) await patch(`${kind.path}/${row.id}`, operations, answer.etag);
@@ -137,7 +142,7 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
   }
 
   async function remove(row, etag, close, back, reread) {
-    if (!window.confirm(`Delete ${kind.title.toLowerCase()} ${row.id}?`)) return;
+    if (!window.confirm(`Delete ${oneOf(kind)} ${row.id}?`)) return;
     try {
       await api('DELETE', `${kind.path}/${row.id}`, { headers: { 'If-Match': etag } });
       status('Deleted.', 'ok');
@@ -166,7 +171,7 @@ export async function recordsPage(main, { group: groupName, kind: name }) {
       fields = fresh;
       list.reload(true);
     }, { label: 'Create' });
-    creator = h('section', { class: 'panel' }, h('h2', {}, `New: ${kind.title.toLowerCase()}`), createForm);
+    creator = h('section', { class: 'panel' }, h('h2', {}, `New ${oneOf(kind)}`), createForm);
   }
   replace(main, heading(group.title),
     h('nav', { 'aria-label': `Kinds of ${group.title.toLowerCase()}`, class: 'tabs' }, h('ul', {}, Object.entries(KINDS).map(([key, other]) =>

@@ -4,7 +4,7 @@
 // service's own field errors land beside the field they name.
 
 import { api, page, nameOf } from './api.js';
-import { h, replace, field, input, select, like, today, debounce } from './ui.js';
+import { h, replace, field, input, numberValue, select, like, today, debounce } from './ui.js';
 
 export const CONTACT_ROLES = ['ACCOUNTS', 'TECHNICAL', 'SALES', 'GENERAL'];
 export const RECEIVE_BY = ['EMAIL', 'POST', 'EMAIL_AND_POST'];
@@ -17,11 +17,6 @@ export const PAYMENT_METHODS = ['CHEQUE', 'DIRECT_DEBIT', 'CANCELLED_DD', 'CANCE
 function text(control) {
   const value = control.value.trim();
   return value === '' ? null : value;
-}
-
-function number(control) {
-  const value = control.value.trim();
-  return value === '' ? null : Number(value);
 }
 
 /**
@@ -129,7 +124,7 @@ function customFieldFields(index, assigned, definitions, onremove) {
   const element = h('fieldset', { class: 'custom-field' }, h('legend', {}, `Custom field ${index + 1}`),
     h('div', { class: 'grid' }, field('Field', definition), field('Value', value)),
     h('button', { type: 'button', onclick: onremove }, `Remove custom field ${index + 1}`));
-  element.value = () => ({ customFieldDefinitionId: number(definition), value: text(value) });
+  element.value = () => ({ customFieldDefinitionId: numberValue(definition), value: text(value) });
   return element;
 }
 
@@ -211,7 +206,9 @@ export async function siteForm(site, { customerId = null } = {}) {
     fixed: templateFixed, hint: templateFixed ? 'Set on creation only: it cannot be changed.' : null,
   });
   const method = select('siteInvoiceDetails.paymentMethod', PAYMENT_METHODS, { value: details.paymentMethod || 'CHEQUE' });
-  const terms = input('siteInvoiceDetails.paymentTermsInDays', { type: 'number', min: 0, max: 365, value: details.paymentTermsInDays ?? (site ? '' : 30) });
+  // 30 days unless stored invoice details chose a payment day instead (a consolidated site
+  // switched to its own invoice details starts from 30, as a new site does).
+  const terms = input('siteInvoiceDetails.paymentTermsInDays', { type: 'number', min: 0, max: 365, value: details.paymentTermsInDays ?? (site?.siteInvoiceDetails ? '' : 30) });
   const day = input('siteInvoiceDetails.preferredPaymentDay', { type: 'number', min: 1, max: 28, value: details.preferredPaymentDay });
   const mandate = input('siteInvoiceDetails.mandateReference', { value: details.mandateReference });
   const thirdParty = input('siteInvoiceDetails.thirdPartyCustomerReference', { value: details.thirdPartyCustomerReference });
@@ -251,12 +248,12 @@ export async function siteForm(site, { customerId = null } = {}) {
       siteReference: text(reference),
       matchmakerMatchingTag: text(tag),
       siteAddress: address.value(),
-      siteIdReceivingInvoice: routeOwn.checked ? null : number(receiving),
+      siteIdReceivingInvoice: routeOwn.checked ? null : numberValue(receiving),
       siteInvoiceDetails: routeOwn.checked ? {
-        invoiceTemplateId: number(template.control),
+        invoiceTemplateId: numberValue(template.control),
         paymentMethod: method.value,
-        paymentTermsInDays: number(terms),
-        preferredPaymentDay: number(day),
+        paymentTermsInDays: numberValue(terms),
+        preferredPaymentDay: numberValue(day),
         mandateReference: text(mandate),
         thirdPartyCustomerReference: text(thirdParty),
       } : null,
@@ -264,7 +261,7 @@ export async function siteForm(site, { customerId = null } = {}) {
       assignedCustomFields: custom.value(),
     };
     if (!site) {
-      document.customerId = number(customer.control);
+      document.customerId = numberValue(customer.control);
       document.startDate = text(start);
     }
     return document;

@@ -68,9 +68,26 @@ export function replace(element, ...children) {
   return element;
 }
 
-/** A text input (or `type` number, date, password, …) named for the API member `name`. */
-export function input(name, { type = 'text', value = '', required = false, ...rest } = {}) {
-  return h('input', { id: uid(), name, type, value: value ?? '', required, 'data-field': name, ...rest });
+/**
+ * A text input (or `type` number, date, password, …) named for the API member `name`. A number
+ * is typed in a text box with the numeric keyboard (`inputmode`), not `type=number`: Chromium
+ * scrolls the page when such a box loses the focus, so that a click on the button below it
+ * could land on another control; its `min`/`max` are the service's to check (field errors).
+ */
+export function input(name, { type = 'text', value = '', required = false, min = null, max = null, ...rest } = {}) {
+  const numeric = type === 'number' ? { type: 'text', inputmode: 'numeric', autocomplete: 'off' } : { type, min, max };
+  return h('input', { id: uid(), name, value: value ?? '', required, 'data-field': name, ...rest, ...numeric });
+}
+
+/**
+ * The value of a number box for a body: null when empty, the number when it is a whole number,
+ * else the text as typed, so that the service names the field in its own words ("must be an
+ * integer") rather than the console sending null or NaN.
+ */
+export function numberValue(control) {
+  const value = control.value.trim();
+  if (value === '') return null;
+  return /^-?\d+$/.test(value) ? Number(value) : value;
 }
 
 /** A select of `[value, label]` pairs (or plain values); `blank` adds an empty first choice. */

@@ -1,9 +1,9 @@
 // Users, roles and API keys (USERS_MANAGE for users; every role manages its own API keys).
 
-import { api, page, patch, can, currentUser } from './api.js';
+import { api, page, patch, can, currentUser, rereadMe } from './api.js';
 import {
   h, replace, field, input, select, checkboxes, form, heading, pagedTable, filters, like,
-  status, explain, when, copy, table, debounce, focusBack, closeOnEscape, named,
+  status, explain, when, copy, table, debounce, focusBack, closeOnEscape, named, numberValue,
 } from './ui.js';
 
 const PASSWORD_RULES = 'At least 12 and at most 128 characters, any characters (not only spaces). '
@@ -95,7 +95,12 @@ export async function usersPage(main) {
     const owners = contractOwnerPicker(user.contractOwnerIds);
     const back = () => focusBack(opener, () => main.querySelector('h1'));
     closeEditor = () => { editor.hidden = true; back(); };
-    replace(editor, h('h2', {}, `Change roles of ${user.username}`), form([roleBoxes, owners], async () => {
+    replace(editor, h('h2', {}, `Change roles or contract owners of ${user.username}`), form([roleBoxes, owners], async () => {
+      const yourself = user.id === currentUser().userId;
+      if (yourself && !roleBoxes.values().includes('ADMINISTRATOR')
+        && !window.confirm(`Give up your own ADMINISTRATOR role? From now on you can no longer manage users, and the console shows only what your new roles allow.`)) {
+        return;
+      }
       const current = await api('GET', `/v1/users/${user.id}`);
       await patch(`/v1/users/${user.id}`, [
         { op: 'replace', path: '/roles', value: roleBoxes.values() },
@@ -103,6 +108,11 @@ export async function usersPage(main) {
       ], current.etag);
       editor.hidden = true;
       status(`Roles of ${user.username} changed.`, 'ok');
+      if (yourself) {
+        // Drawn again for the new roles (this page included, if they no longer show it).
+        await rereadMe();
+        return;
+      }
       await list.reload();
       back();
     }, { label: 'Save roles', extra: h('button', { type: 'button', onclick: () => closeEditor() }, 'Cancel') }));
@@ -232,7 +242,7 @@ export async function apiKeysPage(main) {
     const body = { name: name.value.trim() };
     const chosen = keyRoles.values();
     if (chosen.length) body.roles = chosen;
-    if (userId && userId.value) body.userId = Number(userId.value);
+    if (userId && userId.value.trim()) body.userId = numberValue(userId);
     const created = (await api('POST', '/v1/api-keys', { body })).body;
     const keyText = h('input', { id: 'new-api-key', type: 'text', readonly: true, value: created.key, size: 60, 'aria-describedby': 'new-api-key-note' });
     replace(shown,
