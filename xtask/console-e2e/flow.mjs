@@ -491,6 +491,10 @@ await check('rate a number: the outcome and the summary row', async () => {
   await page.getByRole('heading', { name: 'Outcome: DIALSTRING' }).waitFor();
   await page.getByRole('heading', { name: 'Summary row' }).waitFor();
   await page.locator('#rating-outcome dd', { hasText: 'UK Mobile' }).first().waitFor();
+  // In words, with the source's name and each member's API name beside it.
+  const rated = await page.locator('#rating-outcome p').first().textContent();
+  expect(rated === `Rated against ${data.source.name} (${data.source.id}) on 2026-06-01.`, `the outcome says: ${rated}`);
+  await page.locator('#rating-outcome dt', { hasText: 'Charge group id chargeGroupId' }).first().waitFor();
   // The keyboard user stays where they were: the button that was disabled while it ran.
   await page.waitForFunction(() => document.activeElement?.textContent === 'Rate');
   await shot('rating');

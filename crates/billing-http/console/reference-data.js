@@ -14,6 +14,12 @@ import { GROUPS, kindOf } from './records.js';
 const SI_MAINTAINED = 'The source charge groups, dialstrings, call classes and ignored call classes of such a source '
   + 'change only through the operator\'s feed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
 
+/** An API member's name in words: `chargeGroupStartDate` → `Charge group start date`. */
+function inWords(key) {
+  const words = key.replace(/([A-Z])/g, ' $1').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** One record of a kind, in words: `Dialstrings` → `dialstring`, `Call classes` → `call class`. */
 function oneOf(kind) {
   return kind.title.toLowerCase().replace(/ies$/, 'y').replace(/sses$/, 'ss').replace(/s$/, '');
@@ -213,11 +219,16 @@ export async function ratingPage(main) {
       const rows = (await page(`/v1/reference-data-summary/${type}/${id}`, { page: 1, pageSize: 1 })).rows;
       summary = rows[0] || null;
     }
+    // Each member in words, its API name beside it for who scripts against it; unset is `—`.
+    const described = (record) => facts(Object.entries(record).map(([key, value]) => [
+      h('span', {}, inWords(key), ' ', h('code', {}, key)), value === null ? '—' : String(value),
+    ]));
+    const sourceName = source.control.selectedOptions[0]?.textContent || `source ${answer.referenceDataSourceId}`;
     replace(outcome,
       h('h2', {}, `Outcome: ${result.outcome}`),
-      h('p', {}, `Rated against source ${answer.referenceDataSourceId} on ${answer.date}.`),
-      facts(Object.entries(result).filter(([key]) => key !== 'outcome').map(([key, value]) => [key, value === null ? 'none' : String(value)])),
-      summary ? [h('h3', {}, 'Summary row'), facts(Object.entries(summary).map(([key, value]) => [key, value === null ? '—' : String(value)]))] : null,
+      h('p', {}, `Rated against ${sourceName} on ${answer.date}.`),
+      described(Object.fromEntries(Object.entries(result).filter(([key]) => key !== 'outcome'))),
+      summary ? [h('h3', {}, 'Summary row'), described(summary)] : null,
       type === 'DIALSTRING' ? h('p', {}, link(`/reference-data/dialstrings`, 'Browse dialstrings')) : null);
     outcome.hidden = false;
   }, { label: 'Rate' });

@@ -383,14 +383,17 @@ export function scroller(content, label) {
   return box;
 }
 
-/** A table of `rows` with `columns` `[{title, value: row => node|text}]`, in a `scroller`. */
-export function table(columns, rows, caption) {
+/**
+ * A table of `rows` with `columns` `[{title, value: row => node|text}]`, in a `scroller`; with
+ * no rows it says `empty` ("None found." for a paged list, which a search may have narrowed).
+ */
+export function table(columns, rows, caption, empty = 'None.') {
   return scroller(h('table', {},
     caption ? h('caption', {}, caption) : null,
     h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col' }, column.title)))),
     h('tbody', {}, rows.length
       ? rows.map((row) => h('tr', {}, columns.map((column) => h('td', {}, column.value(row)))))
-      : h('tr', {}, h('td', { colspan: columns.length }, 'Nothing matches.')))), caption);
+      : h('tr', {}, h('td', { colspan: columns.length }, empty)))), caption);
 }
 
 /**
@@ -414,7 +417,7 @@ export function pagedTable(columns, load, { pageSize = 20, caption = null } = {}
       if (mine !== latest) return;
       const pages = Math.max(1, Math.ceil(total / pageSize));
       current = target;
-      replace(holder, table(columns, rows, caption));
+      replace(holder, table(columns, rows, caption, 'None found.'));
       summary.textContent = `Page ${current} of ${pages} (${total} ${total === 1 ? 'row' : 'rows'})`;
       previous.disabled = current <= 1;
       next.disabled = current >= pages;
