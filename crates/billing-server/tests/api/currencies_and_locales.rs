@@ -36,6 +36,11 @@ api_test! {
         fields.sort();
         assert_eq!(fields, vec!["code", "majorCurrencyName", "salesTaxName", "symbol"], "every broken rule in one answer");
         app.post("/v1/currencies", currency_body("GBP")).assert_problem(409);
+        // A format is a text field: a sign the symbol takes but the text set does not is 400.
+        let mut yen = currency_body("JPY");
+        yen["symbol"] = json!("¥");
+        yen["majorCurrencyFormat"] = json!("¥#,##0");
+        assert_eq!(app.post("/v1/currencies", yen).error_fields(), vec!["majorCurrencyFormat"]);
     }
 
     fn currency_codes_must_be_iso_4217(app) {

@@ -69,6 +69,10 @@ api_test! {
         app.patch(&format!("{PATH}/1"), json!([{ "op": "replace", "path": "/name", "value": "x" }])).assert_problem(412);
         app.delete(&format!("{PATH}/1")).assert_problem(412);
         assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Group OPEN");
+        // The flag is the administrator's (docs/api.md): handed back to the API, the source's
+        // records can be changed again.
+        assert_eq!(app.patch(&source_path, json!([{ "op": "replace", "path": "/siMaintained", "value": false }])).status, 200);
+        assert_eq!(app.patch(&format!("{PATH}/1"), json!([{ "op": "replace", "path": "/name", "value": "x" }])).status, 200);
     }
 
     fn references_and_rules_are_checked(app) {
