@@ -42,8 +42,9 @@ billing_declare::declare! {
     extra_filters {}
 
     /// Where reference data comes from. siMaintained = true: maintained only by the
-    /// operator's feed; its data cannot be changed through the API (412). Sources
-    /// themselves are managed by administrators. Names are unique (409).
+    /// operator's feed; neither it nor its data can be changed through the API (412).
+    /// Sources are created by administrators, who may change or remove one maintained here
+    /// and hand it to the feed. Names are unique (409).
     reference_data_sources {
         /// Name of the source (e.g. `BT Wholesale`).
         name: required Text<1, 50>,

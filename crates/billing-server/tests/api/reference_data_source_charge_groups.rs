@@ -69,10 +69,14 @@ api_test! {
         app.patch(&format!("{PATH}/1"), json!([{ "op": "replace", "path": "/name", "value": "x" }])).assert_problem(412);
         app.delete(&format!("{PATH}/1")).assert_problem(412);
         assert_eq!(app.get(&format!("{PATH}/1")).json()["name"], "Group OPEN");
-        // The flag is the administrator's (docs/api.md): handed back to the API, the source's
-        // records can be changed again.
-        assert_eq!(app.patch(&source_path, json!([{ "op": "replace", "path": "/siMaintained", "value": false }])).status, 200);
-        assert_eq!(app.patch(&format!("{PATH}/1"), json!([{ "op": "replace", "path": "/name", "value": "x" }])).status, 200);
+        // Nor is the source itself changed through the API any more: not handed back (which
+        // would open its records), renamed or removed; nothing changes.
+        let before = app.get(&source_path).text;
+        app.patch(&source_path, json!([{ "op": "replace", "path": "/siMaintained", "value": false }])).assert_problem(412);
+        app.patch(&source_path, json!([{ "op": "replace", "path": "/name", "value": "Renamed" }])).assert_problem(412);
+        app.delete(&source_path).assert_problem(412);
+        assert_eq!(app.get(&source_path).text, before);
+        app.patch(&format!("{PATH}/1"), json!([{ "op": "replace", "path": "/name", "value": "x" }])).assert_problem(412);
     }
 
     fn references_and_rules_are_checked(app) {

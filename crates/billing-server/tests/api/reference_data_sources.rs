@@ -79,7 +79,10 @@ api_test! {
             "name": "Mobile", "code": "MOB", "chargeGroupId": chain.charge_group, "referenceDataSourceId": chain.open_source, "startDate": "2026-01-01"
         }));
         app.delete(&format!("/v1/reference-data-sources/{}", chain.open_source)).assert_problem(409);
-        assert_eq!(app.delete(&format!("/v1/reference-data-sources/{}", chain.operator_source)).status, 204);
+        // One that nothing uses goes; one the feed maintains is not removed through the API.
+        let unused = app.create("/v1/reference-data-sources", json!({ "name": "Unused", "locale": { "id": chain.locale }, "siMaintained": false }));
+        assert_eq!(app.delete(&format!("/v1/reference-data-sources/{}", unused["id"])).status, 204);
+        app.delete(&format!("/v1/reference-data-sources/{}", chain.operator_source)).assert_problem(412);
     }
 
     fn a_refused_delete_names_what_still_uses_the_source(app) {
