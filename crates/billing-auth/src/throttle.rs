@@ -146,8 +146,17 @@ fn username_key(username: &str) -> String {
     format!("user:{}", crate::refresh_token::hash(username))
 }
 
+/// An address's key: an IPv4 address itself; an IPv6 address's /64, the block one client
+/// (a home, a host) is handed, so that a client cannot get a fresh allowance from each of its
+/// 2^64 addresses.
 fn address_key(address: &str) -> String {
-    format!("addr:{address}")
+    match address.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_none() => {
+            let block = std::net::Ipv6Addr::from(v6.to_bits() & (u128::MAX << 64));
+            format!("addr:{block}/64")
+        }
+        _ => format!("addr:{address}"),
+    }
 }
 
 impl LoginThrottle {
@@ -404,6 +413,27 @@ mod tests {
             )
             .is_ok()
         );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64_block() {
+        let (throttle, dir) = throttle(10, 2);
+        let now = at(0);
+        for (user, address) in [("a", "2001:db8:0:1::1"), ("b", "2001:db8:0:1:ffff::2")] {
+            let slot = reserve(&throttle, user, address, now).expect("room");
+            throttle.failed(slot);
+        }
+        // Another address of the same /64 finds the block's allowance used up; another /64,
+        // and an IPv4 address, have their own.
+        assert!(reserve(&throttle, "c", "2001:db8:0:1::3", now).is_err());
+        assert!(reserve(&throttle, "c", "2001:db8:0:2::1", now).is_ok());
+        assert!(reserve(&throttle, "d", "192.0.2.1", now).is_ok());
+        assert_eq!(
+            address_key("2001:db8:0:1:abcd::9"),
+            "addr:2001:db8:0:1::/64"
+        );
+        assert_eq!(address_key("192.0.2.1"), "addr:192.0.2.1");
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -48,9 +48,9 @@ impl Resource for Users {
     }
 
     /// A changed password or a deactivation signs the user out everywhere; at least one active
-    /// administrator remains. A request made with an API key cannot change its own user's
-    /// password (403): with the password the key's holder could sign in and make keys, which a
-    /// key itself may not (`api_keys.rs`).
+    /// administrator remains. A request made with an API key sets no password, neither a new
+    /// user's nor an existing one's (403): with a password the key's holder could sign in and
+    /// make keys that outlive the key, which a key itself may not (`api_keys.rs`).
     fn written(
         connection: &mut DbConnection,
         caller: &AuthenticatedUser,
@@ -58,18 +58,18 @@ impl Resource for Users {
         record: &Record,
         _: &Options,
     ) -> ApiResult<()> {
+        if caller.api_key_id.is_some()
+            && before.is_none_or(|before| record.password != before.password)
+        {
+            return Err(ApiError::forbidden(
+                "a request made with an API key cannot set passwords (create a user or change a \
+                 password): with one, the key's holder could sign in and outlive the key; sign in \
+                 with a password to do it",
+            ));
+        }
         let Some(before) = before else {
             return Ok(());
         };
-        if caller.api_key_id.is_some()
-            && record.id == caller.id
-            && record.password != before.password
-        {
-            return Err(ApiError::forbidden(
-                "a request made with an API key cannot change the password of the key's own \
-                 user: sign in with the password to change it",
-            ));
-        }
         if users::count_active_with_role(connection, Role::Administrator.code())? == 0 {
             return Err(ApiError::conflict(
                 "at least one active ADMINISTRATOR must remain",

@@ -168,22 +168,31 @@ api_test! {
         create_key(&app, &wide, json!({ "name": "successor" })).assert_problem(403);
     }
 
-    fn an_administrators_key_cannot_change_its_own_users_password(app) {
-        // With the password, the key's holder could sign in and make keys: a key may not.
+    fn an_api_key_sets_no_password(app) {
+        // With a password the key's holder could sign in and make keys that outlive the key:
+        // a key may set none, its own user's, another user's, or a new user's.
         let admin_id = user_id(&app, "admin");
-        let (_, key) = new_key(&app, &app.admin_token, json!({ "name": "provisioning" }));
+        let (_, key) = new_key(&app, &app.admin_token, json!({ "name": "automation" }));
         let own = format!("/v1/users/{admin_id}");
         let change = json!([{ "op": "replace", "path": "/password", "value": "taken-over-password" }]);
         let refused = app.send("PATCH", &own, Some(&key), &[], Some(("application/json-patch+json", change.to_string())));
         assert!(refused.assert_problem(403)["detail"].as_str().expect("detail").contains("API key"), "{}", refused.text);
         assert!(!app.login("admin", crate::support::ADMIN_PASSWORD).is_empty(), "the password is unchanged");
-        // Another user's password, and its own user's other members, it may change.
-        let other = app.post("/v1/users", json!({ "username": "provisioned", "password": "a-long-enough-password", "roles": ["READ_ONLY"] })).json();
+        let other = app.post("/v1/users", json!({ "username": "colleague", "password": "a-long-enough-password", "roles": ["READ_ONLY"] })).json();
         let reset = app.send("PATCH", &format!("/v1/users/{}", other["id"]), Some(&key), &[], Some(("application/json-patch+json", change.to_string())));
-        assert_eq!(reset.status, 200, "{}", reset.text);
+        reset.assert_problem(403);
+        assert!(!app.login("colleague", "a-long-enough-password").is_empty(), "the colleague's password is unchanged");
+        let created = app.send("POST", "/v1/users", Some(&key), &[], Some(("application/json",
+            json!({ "username": "backdoor", "password": "a-long-enough-password", "roles": ["ADMINISTRATOR"] }).to_string())));
+        created.assert_problem(403);
+        assert_eq!(app.get("/v1/users?page=1&pageSize=10&username=backdoor").header("x-total-count"), Some("0"));
+        // Its own user's other members, and other users' roles, it may change.
         let renamed = app.send("PATCH", &own, Some(&key), &[], Some(("application/json-patch+json",
             json!([{ "op": "replace", "path": "/email", "value": "ops@example.com" }]).to_string())));
         assert_eq!(renamed.status, 200, "{}", renamed.text);
+        let promoted = app.send("PATCH", &format!("/v1/users/{}", other["id"]), Some(&key), &[], Some(("application/json-patch+json",
+            json!([{ "op": "replace", "path": "/roles", "value": ["CUSTOMER_MANAGER"] }]).to_string())));
+        assert_eq!(promoted.status, 200, "{}", promoted.text);
     }
 
     fn a_revoked_key_and_a_deactivated_users_key_are_refused(app) {
