@@ -43,6 +43,9 @@ pub struct TokenPair {
     pub expires_in: i64,
     pub refresh_token: String,
     pub username: String,
+    /// Whom the pair is for: the request log's `user_id`, never in the answer.
+    #[serde(skip)]
+    pub user_id: i64,
 }
 
 pub struct AuthService {
@@ -374,6 +377,7 @@ impl AuthService {
             expires_in: self.tokens.lifetime_seconds(),
             refresh_token,
             username: user.username.clone(),
+            user_id: user.id,
         })
     }
 }

@@ -128,6 +128,7 @@ pub fn refused_before_the_app(
         path,
         status,
         user_id: None,
+        client: None,
         started,
     };
     answered.note(response.headers_mut());
@@ -141,6 +142,9 @@ struct Answered<'a> {
     path: &'a str,
     status: u16,
     user_id: Option<i64>,
+    /// The client's address as the sign-in throttle counts it (`None`: refused before the
+    /// application saw the request).
+    client: Option<String>,
     started: Instant,
 }
 
@@ -156,6 +160,7 @@ impl Answered<'_> {
             path = %self.path,
             status = self.status,
             user_id = self.user_id,
+            client = self.client.as_deref(),
             elapsed_ms = milliseconds(self.started.elapsed()),
             "request"
         );
@@ -173,16 +178,28 @@ pub fn milliseconds(elapsed: std::time::Duration) -> f64 {
     (elapsed.as_secs_f64() * 100_000.0).round() / 100.0
 }
 
-/// A client's id is kept when it is 1..=200 visible ASCII characters; otherwise a new one.
+/// A client's id is kept when it is 1..=200 visible ASCII characters and not one of the ids the
+/// service gives what it does outside the API (`first-start`, `cli-…`: the audit trail's word
+/// for where a record came from, docs/api.md "Audit trail"); otherwise a new one.
 fn request_id_from(request: &ServiceRequest) -> String {
     request
         .headers()
         .get(REQUEST_ID_HEADER)
         .and_then(|value| value.to_str().ok())
-        .filter(|value| {
-            !value.is_empty() && value.len() <= 200 && value.bytes().all(|b| b.is_ascii_graphic())
-        })
+        .filter(|value| client_may_name(value))
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
+}
+
+/// Whether a client may name its request `request_id` (see [`request_id_from`]).
+pub fn client_may_name(request_id: &str) -> bool {
+    let reserved = request_id == "first-start"
+        || request_id
+            .get(..4)
+            .is_some_and(|prefix| prefix.eq_ignore_ascii_case("cli-"));
+    !request_id.is_empty()
+        && request_id.len() <= 200
+        && request_id.bytes().all(|b| b.is_ascii_graphic())
+        && !reserved
 }
 
 pub async fn middleware(
@@ -235,7 +252,7 @@ pub async fn middleware(
         })
         .await;
     let mut response = response?;
-    if let Some(state) = state {
+    if let Some(state) = &state {
         // An item names its route itself (the router would walk its whole map to find none).
         let served = response.request();
         let item = actix_web::HttpMessage::extensions(served)
@@ -254,12 +271,16 @@ pub async fn middleware(
             started.elapsed(),
         );
     }
+    let client = state.as_ref().map(|state| {
+        crate::machinery::request::client_address(response.request(), &state.trusted_proxies)
+    });
     let answered = Answered {
         request_id: &request_id,
         method: &method,
         path: &path,
         status: response.status().as_u16(),
         user_id,
+        client,
         started,
     };
     answered.note(response.headers_mut());

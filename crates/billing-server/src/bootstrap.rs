@@ -245,6 +245,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn no_client_can_take_the_request_ids_of_what_is_done_outside_the_api() {
+        for id in [
+            Origin::FirstStart.request_id(),
+            Origin::CommandLine.request_id(),
+            crate::batch::reference_data::IMPORT_REQUEST_ID,
+        ] {
+            assert!(!billing_http::request_context::client_may_name(id), "{id}");
+        }
+    }
+
+    #[test]
     fn a_configured_key_that_is_guessed_is_refused() {
         let refused = |key: &str| configured_key(key).err().unwrap_or("accepted");
         insta::assert_snapshot!(refused("short"), @"BILLING_JWT_SECRET must be at least 32 characters");

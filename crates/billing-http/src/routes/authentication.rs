@@ -126,6 +126,7 @@ pub async fn authenticate(
         state.metrics.sign_in(counted);
     }
     let pair = outcome?;
+    crate::request_context::set_user_id(pair.user_id);
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(pair))
@@ -139,6 +140,7 @@ pub async fn refresh(
     let presented: RefreshRequest = body(&request, payload, &state).await?;
     presented.check()?;
     let pair = state.auth.refresh(presented.refresh_token).await?;
+    crate::request_context::set_user_id(pair.user_id);
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(pair))

@@ -226,15 +226,27 @@ fn json_logs_carry_request_ids_and_never_secrets() {
     );
     assert!(!log.contains(&token), "a token reached the log");
     let mut saw_request = false;
+    let mut saw_sign_in = false;
     for line in log.lines().filter(|l| !l.trim().is_empty()) {
         let entry: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
         assert_ne!(entry["level"], "ERROR", "{line}");
+        // A successful sign-in names whom it signed in, and from where.
+        if entry["path"] == "/v1/authenticate" && entry["status"] == 200 {
+            assert_eq!(
+                (&entry["user_id"], &entry["client"]),
+                (&serde_json::json!(1), &serde_json::json!("127.0.0.1")),
+                "{line}"
+            );
+            saw_sign_in = true;
+        }
         if entry["request_id"] == "log-check-1" {
             assert_eq!(entry["path"], "/v1/users");
             assert_eq!(entry["status"], 200);
             // The caller, and the time in milliseconds with at most two decimals.
             assert_eq!(entry["user_id"], 1, "{line}");
+            // The client's address, as the sign-in throttle counts it.
+            assert_eq!(entry["client"], "127.0.0.1", "{line}");
             let elapsed = entry["elapsed_ms"]
                 .as_f64()
                 .expect("elapsed_ms is a number");
@@ -246,6 +258,7 @@ fn json_logs_carry_request_ids_and_never_secrets() {
         }
     }
     assert!(saw_request, "the request line is logged with its id: {log}");
+    assert!(saw_sign_in, "the sign-in is logged: {log}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -12,6 +12,9 @@
 mod export;
 mod reading;
 
+/// The audit trail's request id for a feed import (no client may send it: `request_context`).
+pub const IMPORT_REQUEST_ID: &str = "cli-import-reference-data";
+
 pub use export::export;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -278,7 +281,7 @@ pub fn import(
                 record_id: change,
                 before_state: None,
                 after_state: Some(summary.to_string()),
-                request_id: "cli-import-reference-data".into(),
+                request_id: IMPORT_REQUEST_ID.into(),
             },
         )?;
         Ok(counts)
