@@ -190,7 +190,8 @@ fn request_id_from(request: &ServiceRequest) -> String {
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
 }
 
-/// Whether a client may name its request `request_id` (see [`request_id_from`]).
+/// Whether a client may name its request `request_id`: 1..=200 visible ASCII characters, not
+/// `first-start` and not beginning `cli-` (in any case).
 pub fn client_may_name(request_id: &str) -> bool {
     let reserved = request_id == "first-start"
         || request_id
