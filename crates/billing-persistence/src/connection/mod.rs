@@ -1,6 +1,6 @@
 //! Choosing the backend, pooling connections, migrating, and running transactions.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,6 +13,8 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use crate::error::{PersistenceError, PersistenceResult, StorageError, StorageFault};
 
 mod config;
+#[cfg(test)]
+mod file_tests;
 #[cfg(test)]
 mod idle_tests;
 mod pool;
@@ -441,10 +443,9 @@ fn open_sqlite_for_start(url: &str) -> PersistenceResult<Vec<String>> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            PersistenceError::Connection(format!("cannot create {}: {e}", parent.display()))
-        })?;
+        create_owner_only_directory(parent)?;
     }
+    create_owner_only_file(Path::new(url))?;
     let mut first = diesel::SqliteConnection::establish(url)
         .map_err(|e| PersistenceError::Connection(e.to_string()))?;
     // Another process starting on the same file holds its lock while it switches the file to
@@ -454,6 +455,37 @@ fn open_sqlite_for_start(url: &str) -> PersistenceResult<Vec<String>> {
     switch_to_wal(&mut first)?;
     crate::list::register_unicode_lower(&mut first)?;
     first.immediate_transaction(|connection| run_pending(connection, SQLITE_MIGRATIONS))
+}
+
+/// Creates `directory` (and its parents) readable by its owner only, where it does not exist:
+/// the data directory holds the database (password hashes, hashes of tokens and keys) and the
+/// token signing key. One that exists keeps the permissions it has.
+fn create_owner_only_directory(directory: &Path) -> PersistenceResult<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(directory).map_err(|e| {
+        PersistenceError::Connection(format!("cannot create {}: {e}", directory.display()))
+    })
+}
+
+/// Creates the SQLite file readable and writable by its owner only (0600), where it does not
+/// exist, before SQLite opens it: its `-wal` and `-shm` files take the same permissions. One
+/// that exists keeps the permissions it has.
+fn create_owner_only_file(path: &Path) -> PersistenceResult<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(PersistenceError::Connection(format!(
+            "cannot create {}: {e}",
+            path.display()
+        ))),
+    }
 }
 
 /// Runs [`SQLITE_SETTINGS`] (the switch of a new file to WAL first). Two processes switching
