@@ -149,11 +149,17 @@ struct Answered<'a> {
 }
 
 impl Answered<'_> {
-    /// Puts the request id on the answer's headers and writes the request's log line.
+    /// Puts the request id on the answer's headers, with `X-Content-Type-Options: nosniff`
+    /// (a browser takes a JSON answer for JSON, never for a page or a script), and writes the
+    /// request's log line.
     fn note(&self, headers: &mut actix_web::http::header::HeaderMap) {
         if let Ok(value) = HeaderValue::from_str(self.request_id) {
             headers.insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
         }
+        headers.insert(
+            actix_web::http::header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
         tracing::info!(
             request_id = %self.request_id,
             method = crate::metrics::method_label(self.method.as_str()),

@@ -76,6 +76,9 @@ api_test! {
     fn request_ids_are_echoed_or_generated(app) {
         let reply = app.send("GET", "/health/live", None, &[("X-Request-Id", "trace-42")], None);
         assert_eq!(reply.header("x-request-id"), Some("trace-42"));
+        // Every answer, an API problem included, is never sniffed for another type.
+        assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+        assert_eq!(app.get("/v1/currencies").header("x-content-type-options"), Some("nosniff"));
         let generated = app.send("GET", "/health/live", None, &[], None);
         assert_eq!(generated.header("x-request-id").map(str::len), Some(36));
         let problem = app.send("GET", "/v1/nothing-here", None, &[("X-Request-Id", "trace-43")], None);
