@@ -62,7 +62,7 @@ const got = await api.GET("/v1/currencies/{id}", { params: { path: { id: gbp.id 
 const etag = got.response.headers.get("etag") ?? "";
 const change: components["schemas"]["JsonPatch"] = [{ op: "replace", path: "/salesTaxName", value: "Sales tax" }];
 // Sent as openapi-fetch sends every body (application/json), with no header set by hand: the
-// service reads a JSON Patch under either type (docs/api.md, "JSON Patch").
+// service reads a JSON Patch under either type (docs/api.md, "Writes").
 const patchOptions = {
   params: { path: { id: gbp.id }, header: { "If-Match": etag } },
   body: change,

@@ -1,7 +1,7 @@
 //! `cargo xtask contract [--debug]`: the served OpenAPI document read by the ecosystem's own
 //! linter, Spectral, with `spectral:oas` and the OWASP API Security ruleset: no finding of any
 //! severity but the deliberate exceptions in `xtask/contract/spectral.yaml`, each with its
-//! reason (docs/testing.md, "The contract").
+//! reason (docs/testing.md, "`cargo xtask contract`").
 //!
 //! Then every response is checked against the document by Prism's validating proxy, over a
 //! request set that reaches every operation with seeded data, sends each documented example

@@ -26,7 +26,7 @@ fn is_joiner(c: char) -> bool {
 /// (the Hangul fillers, variation selectors, …). Where an accent stands is checked on the whole text
 /// ([`refuse_decomposed`]). Only of the Basic Multilingual Plane (up to U+FFFF), which holds
 /// every script in everyday use but a few recent ones: the OpenAPI document can state no more
-/// in a pattern every engine reads alike (docs/api.md "Text"), and what is stored is what the
+/// in a pattern every engine reads alike (docs/api.md "Everywhere"), and what is stored is what the
 /// document says may be.
 pub fn is_letter_or_digit(c: char) -> bool {
     (c.is_alphanumeric() || is_mark(c)) && !is_invisible(c) && c <= '\u{FFFF}'
@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn letters_beyond_the_basic_multilingual_plane_are_refused() {
         // CJK extension B, Adlam, Gothic, a mathematical bold letter: letters, but beyond
-        // U+FFFF, which the document's patterns cannot state (docs/api.md "Text").
+        // U+FFFF, which the document's patterns cannot state (docs/api.md "Everywhere").
         for c in ['\u{20171}', '\u{1E900}', '\u{10330}', '\u{1D400}'] {
             assert!(c.is_alphabetic(), "{c:?}");
             assert!(!is_letter_or_digit(c) && !is_text_char(c), "{c:?}");

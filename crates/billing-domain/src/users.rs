@@ -122,7 +122,7 @@ pub fn parse_roles(field: &str, codes: &[String]) -> Result<Vec<Role>, Validatio
 }
 
 /// An ADMINISTRATOR manages users, so it could lift any limit set on itself: contract owners
-/// cannot limit it (docs/api.md, "Users"). `field` names the contract owners in errors.
+/// cannot limit it (docs/api.md, "Authentication and users"). `field` names the contract owners in errors.
 pub fn check_contract_owner_limit(
     field: &str,
     roles: &[String],

@@ -12,7 +12,7 @@ import { diffPatch, recordPicker } from './site-form.js';
 import { GROUPS, kindOf } from './records.js';
 
 const SI_MAINTAINED = 'The source charge groups, dialstrings, call classes and ignored call classes of such a source '
-  + 'change only through the operator\'s feed. Change them in the feed, or ask an administrator whether the source should be maintained here.';
+  + 'change only through the operator\'s feed. Change them in the feed; only the operator can hand a source back to this interface (docs/operations.md).';
 
 /** An API member's name in words: `chargeGroupStartDate` → `Charge group start date`. */
 function inWords(key) {

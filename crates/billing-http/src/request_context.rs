@@ -199,7 +199,7 @@ fn request_id_from(request: &ServiceRequest) -> String {
 /// Whether a client may name its request `request_id`: 1..=200 visible ASCII characters, not
 /// `first-start` and not beginning `cli-` (in any case).
 pub fn client_may_name(request_id: &str) -> bool {
-    let reserved = request_id == "first-start"
+    let reserved = request_id.eq_ignore_ascii_case("first-start")
         || request_id
             .get(..4)
             .is_some_and(|prefix| prefix.eq_ignore_ascii_case("cli-"));

@@ -55,7 +55,8 @@ pub use children::*;
 
 pub use connection::{
     Backend, Database, DatabaseConfig, DbConnection, IMPORT_LOCK_KEY, Opened, PoolStatus, Pooled,
-    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving, run_undone_unless,
+    ServeClaim, SessionLock, StartLock, WRITE_ATTEMPTS, claim_for_serving,
+    create_owner_only_directory, run_undone_unless,
 };
 pub use error::{PersistenceError, StorageError, StorageFault};
 

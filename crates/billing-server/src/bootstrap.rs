@@ -50,7 +50,7 @@ pub fn signing_key(configured: Option<&str>, data_dir: &Path) -> Result<Secret, 
             path.display()
         )));
     }
-    std::fs::create_dir_all(data_dir)
+    billing_persistence::create_owner_only_directory(data_dir)
         .map_err(|e| ServerError::Config(format!("cannot create {}: {e}", data_dir.display())))?;
     let key = refresh_token::random_text(48);
     let mut options = std::fs::OpenOptions::new();

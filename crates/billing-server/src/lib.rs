@@ -333,7 +333,7 @@ pub fn serve_on(
 pub fn init_logging(settings: &LogSettings) {
     // actix's HTTP/1 parser logs every malformed request at ERROR, though it is a client's
     // doing (answered 400): any client could fill the log with them. They are left out unless
-    // the filter names actix_http itself (docs/operations.md "Logs").
+    // the filter names actix_http itself (docs/operations.md "The request log").
     let quiet_parser = ",actix_http::h1::dispatcher=off";
     let mut directives = settings.log.clone();
     if !directives.contains("actix_http") {

@@ -33,7 +33,7 @@ impl BodyKind {
     /// Whether a body sent as `media_type` is read. Every `PATCH` body is taken as either JSON
     /// type: the specification sends them all as `application/json-patch+json` (a bulk change
     /// too), and generated clients (openapi-fetch) send every body as `application/json`; the
-    /// body is read the same way whichever it says (docs/api.md, "JSON Patch").
+    /// body is read the same way whichever it says (docs/api.md, "Writes").
     fn accepts(self, media_type: &str) -> bool {
         match self {
             BodyKind::Json => media_type == "application/json",

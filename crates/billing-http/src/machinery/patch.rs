@@ -480,7 +480,7 @@ fn failed_operation(
 
 /// A copy of an owned element (or of an owned object with its own children) is a new element:
 /// it gets a new id when written, never the original's, even when the original is removed
-/// later in the same patch (docs/api.md, "JSON Patch"). So the ids it was copied with go.
+/// later in the same patch (docs/api.md, "Writes"). So the ids it was copied with go.
 fn forget_copied_ids(document: &mut Value, path: &str, fields: &[Field]) {
     let Some(target) = members::resolve(fields, &segments(path)) else {
         return;

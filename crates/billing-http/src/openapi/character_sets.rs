@@ -8,7 +8,7 @@
 //! Plane. The ranges make a long pattern, so each rule is one component schema (`FreeText`,
 //! `Postcode`, `TelephoneNumber`, `Username`, `CurrencySymbol`) and a member refers to it with `allOf`, adding its
 //! own lengths. Letters beyond U+FFFF (historic scripts, CJK extension B) are accepted by the
-//! service but outside the document's pattern (docs/api.md "Text").
+//! service but outside the document's pattern (docs/api.md "Everywhere").
 
 use std::sync::LazyLock;
 

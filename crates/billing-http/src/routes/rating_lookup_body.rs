@@ -3,7 +3,7 @@
 //! Nothing is built that the request may not keep: no `serde_json::Value` of the whole body,
 //! unknown members and wrongly typed values are skipped without being stored, and the items
 //! are counted while they are read, so a body of two million items stops at item 10,001 having
-//! held at most 10,000 small items (docs/api.md, "Rating lookups"). Every broken member is
+//! held at most 10,000 small items (docs/api.md, "Rating"). Every broken member is
 //! named by its path (the first 100 of them), as a `Value` walk would name them.
 
 use std::fmt;

@@ -443,7 +443,7 @@ fn open_sqlite_for_start(url: &str) -> PersistenceResult<Vec<String>> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        create_owner_only_directory(parent)?;
+        create_database_directory(parent)?;
     }
     create_owner_only_file(Path::new(url))?;
     let mut first = diesel::SqliteConnection::establish(url)
@@ -460,12 +460,17 @@ fn open_sqlite_for_start(url: &str) -> PersistenceResult<Vec<String>> {
 /// Creates `directory` (and its parents) readable by its owner only, where it does not exist:
 /// the data directory holds the database (password hashes, hashes of tokens and keys) and the
 /// token signing key. One that exists keeps the permissions it has.
-fn create_owner_only_directory(directory: &Path) -> PersistenceResult<()> {
+pub fn create_owner_only_directory(directory: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(directory).map_err(|e| {
+    builder.create(directory)
+}
+
+/// [`create_owner_only_directory`], its error naming the directory.
+fn create_database_directory(directory: &Path) -> PersistenceResult<()> {
+    create_owner_only_directory(directory).map_err(|e| {
         PersistenceError::Connection(format!("cannot create {}: {e}", directory.display()))
     })
 }
@@ -526,9 +531,7 @@ pub fn claim_for_serving(config: &DatabaseConfig) -> PersistenceResult<ServeClai
     }
     let path = PathBuf::from(format!("{url}.serve-lock"));
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            PersistenceError::Connection(format!("cannot create {}: {e}", parent.display()))
-        })?;
+        create_database_directory(parent)?;
     }
     let file = std::fs::OpenOptions::new()
         .create(true)

@@ -84,7 +84,7 @@ api_test! {
         let problem = app.send("GET", "/v1/nothing-here", None, &[("X-Request-Id", "trace-43")], None);
         assert_eq!(problem.assert_problem(404)["requestId"], "trace-43");
         // The ids the service gives what it does outside the API are not a client's to take.
-        for reserved in ["cli-create-user", "CLI-import-reference-data", "first-start"] {
+        for reserved in ["cli-create-user", "CLI-import-reference-data", "first-start", "First-Start"] {
             let reply = app.send("GET", "/health/live", None, &[("X-Request-Id", reserved)], None);
             assert_eq!(reply.header("x-request-id").map(str::len), Some(36), "{reserved}");
         }

@@ -173,7 +173,8 @@ fn json_logs_carry_request_ids_and_never_secrets() {
     let port = free_port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_billing"))
         .args(["serve"])
-        .env("BILLING_DATA_DIR", &dir)
+        // A data directory the service makes itself.
+        .env("BILLING_DATA_DIR", dir.join("data"))
         .env("BILLING_BIND", format!("127.0.0.1:{port}"))
         .env("BILLING_ADMIN_PASSWORD", "durability-test-password")
         .env("BILLING_LOG_FORMAT", "json")
@@ -195,6 +196,26 @@ fn json_logs_carry_request_ids_and_never_secrets() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let token = token(port);
+    // What the service made is its owner's only: the directory, the database, the signing key.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |name: &str| {
+            std::fs::metadata(dir.join(name))
+                .expect(name)
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(
+            [
+                mode("data"),
+                mode("data/billing.db"),
+                mode("data/jwt-signing-key")
+            ],
+            [0o700, 0o600, 0o600]
+        );
+    }
     let _ = ureq::get(&format!(
         "http://127.0.0.1:{port}/v1/users?page=1&pageSize=1"
     ))
