@@ -198,6 +198,14 @@ function errorSlot(target) {
  * Shows a Problem in `element`: each of its `errors` beside the control whose `data-field` is
  * the error's `field`; the rest, and the detail, in the form's error box. Focuses the first.
  */
+/**
+ * An API message as an operator reads it beside a field: an emptied box is "required", not
+ * "null" (the API's word for the value a form sends for an empty box).
+ */
+function besideTheField(message) {
+  return message === 'must not be null' ? 'is required' : message;
+}
+
 export function showProblem(element, error) {
   const box = element.querySelector('.form-error');
   const loose = [];
@@ -214,7 +222,8 @@ export function showProblem(element, error) {
       loose.push(`${name}: ${message}`);
       continue;
     }
-    slot.textContent = slot.textContent ? `${slot.textContent}; ${message}` : message;
+    const said = besideTheField(message);
+    slot.textContent = slot.textContent ? `${slot.textContent}; ${said}` : said;
     first = first || target;
   }
   if (box) {

@@ -151,7 +151,7 @@ export async function usersPage(main) {
       created = await api('POST', '/v1/users', { body });
     } catch (error) {
       // The username is taken: said beside the username, like any other field error.
-      if (error.status === 409 && !error.errors.length) error.errors = [{ field: 'username', message: error.message }];
+      if (error.status === 409 && !error.errors.length) error.errors = [{ field: 'username', message: 'is already taken by another user' }];
       throw error;
     }
     password.value = '';
