@@ -394,6 +394,13 @@ await check('search customers and sites with the list filters', async () => {
   await page.locator('.page-summary', { hasText: '(1 row)' }).waitFor();
   await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
   await shot('customers');
+  // Contract owners are chosen by name, not typed as ids.
+  await page.getByLabel('Name contains').fill('');
+  await page.getByRole('search').getByLabel('Contract owner', { exact: true }).selectOption({ label: `Acme Telecom (${data.acme.id})` });
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: "Bob's Bakery" }).waitFor();
+  expect(await page.getByRole('link', { name: data.zenithCustomer.customerName }).count() === 0, 'another owner\'s customer is listed');
+  await page.getByRole('search').getByLabel('Contract owner', { exact: true }).selectOption('');
   await page.getByRole('link', { name: 'Sites', exact: true }).click();
   await page.getByLabel('Only sites not ended').uncheck();
   await page.getByRole('button', { name: 'Search' }).click();

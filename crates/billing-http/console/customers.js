@@ -11,6 +11,20 @@ import { siteForm, diffPatch, recordPicker } from './site-form.js';
 
 const writable = () => can('CUSTOMERS_WRITE');
 
+/** The most records a filter offers by name; with more, the filter takes an id. */
+const CHOICES = 100;
+
+/**
+ * A filter on a record of `path` (contract owners, billing cycles): a choice of them by name,
+ * the first 100 by name (one page, read on the server); with more, the record's id typed in.
+ * Returns `[label, control]` for `filters`.
+ */
+async function recordFilter(label, name, path) {
+  const { rows, total } = await page(path, { page: 1, pageSize: CHOICES, sort: 'name', fields: 'id,name' });
+  if (total > CHOICES) return [`${label} (id)`, input(name, { type: 'number' })];
+  return [label, select(name, rows.map((row) => [String(row.id), `${row.name} (${row.id})`]), { blank: 'Any' })];
+}
+
 export async function customersPage(main) {
   let query = {};
   const list = pagedTable([
@@ -24,8 +38,8 @@ export async function customersPage(main) {
   const search = filters([
     ['Name contains', input('customerName')],
     ['Reference contains', input('customerReference')],
-    ['Contract owner id', input('contractOwnerId', { type: 'number', min: 1 })],
-    ['Billing cycle id', input('billingCycleId', { type: 'number', min: 1 })],
+    await recordFilter('Contract owner', 'contractOwnerId', '/v1/contract-owners'),
+    await recordFilter('Billing cycle', 'billingCycleId', '/v1/billing-cycles'),
     ['Still in force after (date)', input('endDate', { type: 'date' })],
   ], async (v) => {
     query = {
@@ -155,7 +169,7 @@ export async function sitesPage(main) {
     ['Site reference contains', input('siteReference')],
     ['Customer id', input('customerId', { type: 'number', min: 1 })],
     ['Mandate status', await mandateStatuses()],
-    ['Billing cycle id', input('billingCycleId', { type: 'number', min: 1 })],
+    await recordFilter('Billing cycle', 'billingCycleId', '/v1/billing-cycles'),
     ['Only sites not ended', active],
   ], async (v) => {
     query = {
