@@ -289,7 +289,7 @@ export async function sitePage(main, { id }) {
     facts([
       ['Customer', named('/v1/customers', site.customerId, (r) => r.customerName, `/customers/${site.customerId}`)], ['Reference', site.siteReference],
       ['Matchmaker tag', site.matchmakerMatchingTag], ['Start', site.startDate], ['End', site.endDate || 'open'],
-      ['Invoices sent to site', site.siteIdReceivingInvoice ? link(`/sites/${site.siteIdReceivingInvoice}`, `site ${site.siteIdReceivingInvoice}`) : null],
+      ['Invoices sent to site', site.siteIdReceivingInvoice ? named('/v1/sites', site.siteIdReceivingInvoice, (r) => r.siteName, `/sites/${site.siteIdReceivingInvoice}`) : null],
       ['Repayment plan', site.repaymentPlanAmount ? `${site.repaymentPlanAmount} over ${site.repaymentPlanRemainingPeriods} periods` : null],
       ['Created', when(site.createdDate)], ['Updated', when(site.updatedDate)],
     ]),
