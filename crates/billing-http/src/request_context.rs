@@ -144,7 +144,7 @@ struct Answered<'a> {
     user_id: Option<i64>,
     /// The client's address as the sign-in throttle counts it (`None`: refused before the
     /// application saw the request).
-    client: Option<String>,
+    client: Option<std::net::IpAddr>,
     started: Instant,
 }
 
@@ -166,7 +166,7 @@ impl Answered<'_> {
             path = %self.path,
             status = self.status,
             user_id = self.user_id,
-            client = self.client.as_deref(),
+            client = self.client.map(tracing::field::display),
             elapsed_ms = milliseconds(self.started.elapsed()),
             "request"
         );
@@ -278,8 +278,8 @@ pub async fn middleware(
             started.elapsed(),
         );
     }
-    let client = state.as_ref().map(|state| {
-        crate::machinery::request::client_address(response.request(), &state.trusted_proxies)
+    let client = state.as_ref().and_then(|state| {
+        crate::machinery::request::client_ip(response.request(), &state.trusted_proxies)
     });
     let answered = Answered {
         request_id: &request_id,

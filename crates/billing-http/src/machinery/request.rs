@@ -382,14 +382,20 @@ impl Preconditions {
 /// The client's address: the socket's peer, or, when the peer is one of `proxies`, what
 /// `X-Forwarded-For` says (`proxies::TrustedProxies::client_address`).
 pub fn client_address(request: &HttpRequest, proxies: &super::proxies::TrustedProxies) -> String {
-    let Some(peer) = request.peer_addr() else {
-        return "unknown".to_owned();
-    };
+    client_ip(request, proxies).map_or_else(|| "unknown".to_owned(), |ip| ip.to_string())
+}
+
+/// [`client_address`] as an address; `None` when the connection has no peer address.
+pub fn client_ip(
+    request: &HttpRequest,
+    proxies: &super::proxies::TrustedProxies,
+) -> Option<std::net::IpAddr> {
+    let peer = request.peer_addr()?;
     let forwarded_for = request
         .headers()
         .get_all("x-forwarded-for")
         .filter_map(|value| value.to_str().ok());
-    proxies.client_address(peer.ip(), forwarded_for).to_string()
+    Some(proxies.client_address(peer.ip(), forwarded_for))
 }
 
 #[cfg(test)]

@@ -138,15 +138,12 @@ fn start_up_logs_name_the_database_the_migrations_and_the_address() {
 
 #[test]
 fn start_up_logs_name_the_postgres_database_without_its_password() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
+    let dir = scratch();
+    let Some((log, name)) = crate::support::on_scratch_postgres("billing_start", |url, name| {
+        (serve_briefly_on(&dir, Some(url)).1, name.to_owned())
+    }) else {
         return;
     };
-    let name = format!("billing_start_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    let dir = scratch();
-    let (_, log) = serve_briefly_on(&dir, Some(&url));
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
     let _ = std::fs::remove_dir_all(dir);
     assert!(
         log.contains(&format!("PostgreSQL database {name} on ")),

@@ -359,14 +359,9 @@ fn a_bulk_user_create_of_the_cap_stays_under_200_mib_on_sqlite() {
 
 #[test]
 fn a_bulk_user_create_of_the_cap_stays_under_200_mib_on_postgres() {
-    let Ok(server) = std::env::var("TEST_DATABASE_URL") else {
-        return;
-    };
-    let name = format!("billing_bulk_{}", uuid::Uuid::new_v4().simple());
-    let url =
-        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
-    bulk_user_create_stays_small(Some(url));
-    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
+    crate::support::on_scratch_postgres("billing_bulk", |url, _| {
+        bulk_user_create_stays_small(Some(url.to_owned()));
+    });
 }
 
 #[test]

@@ -583,3 +583,16 @@ pub fn currency_body(code: &str) -> Value {
         "majorCurrencyFormat": "£#,##0.00", "minorCurrencyFormat": "#p", "salesTaxName": "VAT"
     })
 }
+
+/// Runs `check` with the URL and the name of a scratch PostgreSQL database of
+/// `TEST_DATABASE_URL` named `<prefix>_<uuid>`, dropped afterwards whether `check` passes or
+/// panics; `None`, nothing run, without `TEST_DATABASE_URL`.
+pub fn on_scratch_postgres<T>(prefix: &str, check: impl FnOnce(&str, &str) -> T) -> Option<T> {
+    let server = std::env::var("TEST_DATABASE_URL").ok()?;
+    let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    let url =
+        billing_persistence::scratch::create_postgres_database(&server, &name).expect("scratch");
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&url, &name)));
+    let _ = billing_persistence::scratch::drop_postgres_database(&server, &name);
+    Some(outcome.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+}
